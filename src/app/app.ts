@@ -1,0 +1,92 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
+import type { Config } from '../config/index.js';
+import { API_PREFIX, buildOpenApiDocument } from '../contract/index.js';
+import {
+  BODY_LIMIT,
+  handleClientError,
+  JSON_CONTENT_TYPE,
+  type OperationHandlers,
+  registerErrorHandling,
+  registerJsonBodyParser,
+  registerOperations,
+  registerValidators,
+  requestIdFor,
+  sendError,
+} from '../http/index.js';
+import type { Logger } from '../log/index.js';
+import type { Storage } from '../storage/index.js';
+import { HTTP_TIMEOUTS } from './timeouts.js';
+
+/** Everything the app is built from, made once per process by the composition root. */
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  /** Closed by the app when it closes. */
+  storage: Storage;
+}
+
+/**
+ * Builds the HTTP app: plugins, routes, hooks and the error handler. It never listens; `startServer` does.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, logger, storage } = deps;
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // One log line per request was not proven cheap on the hot path (BENCHMARKS.md item 6); errors are logged.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
+    bodyLimit: BODY_LIMIT,
+    // HEAD is not part of the contract; it is answered 405 like every other undocumented method.
+    exposeHeadRoutes: false,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    // In-flight and keep-alive requests are served while draining; `startServer` bounds the drain.
+    return503OnClosing: false,
+    clientErrorHandler: handleClientError,
+    keepAliveTimeout: HTTP_TIMEOUTS.keepAlive,
+    requestTimeout: HTTP_TIMEOUTS.request,
+    http: {
+      headersTimeout: HTTP_TIMEOUTS.headers,
+      connectionsCheckingInterval: HTTP_TIMEOUTS.checkInterval,
+    },
+    routerOptions: { maxParamLength: 100 },
+  });
+
+  registerValidators(app);
+  registerJsonBodyParser(app);
+  registerErrorHandling(app);
+
+  let closing = false;
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('cache-control', 'no-store');
+    // While draining, ask keep-alive clients to reconnect (to another instance).
+    if (closing) reply.header('connection', 'close');
+    done();
+  });
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onClose', () => storage.close());
+
+  const categories = createCategoryService({ storage });
+  const handlers: OperationHandlers = { ...createCategoryHandlers({ categories }) };
+  await app.register(async (v1) => registerOperations(v1, handlers), { prefix: API_PREFIX });
+
+  const document = Buffer.from(JSON.stringify(buildOpenApiDocument({ servers: config.publicUrls })));
+  app.get('/openapi.json', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(document));
+  app.get('/healthz', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send('{"status":"ok"}'));
+  app.get('/readyz', async (request, reply) => {
+    try {
+      await storage.ping();
+    } catch (error) {
+      request.log.warn({ err: error }, 'storage is not ready');
+      return sendError(request, reply, 'service_unavailable', `Storage (${storage.kind}) is unreachable`);
+    }
+    return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify({ status: 'ready', checks: { storage: 'ok' } }));
+  });
+
+  return app;
+}

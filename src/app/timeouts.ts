@@ -1,0 +1,14 @@
+/**
+ * HTTP timeouts, in milliseconds. Node checks headers and request deadlines every `checkInterval`, so a
+ * client that trickles its headers is cut off within `headers + checkInterval` (11 s) and one that trickles
+ * its body within `request + checkInterval` (15 s). Keep-alive outlives a load balancer's usual 60 s idle
+ * timeout, so the balancer, not us, closes idle connections (BENCHMARKS.md item 8).
+ */
+export const HTTP_TIMEOUTS = {
+  headers: 10_000,
+  request: 14_000,
+  checkInterval: 1_000,
+  keepAlive: 65_000,
+  /** How long SIGTERM waits for in-flight requests before the process exits anyway. */
+  drain: 9_000,
+} as const;

@@ -1,0 +1,2 @@
+export { createCategoryHandlers } from './routes.js';
+export { type CategoryList, type CategoryService, createCategoryService } from './service.js';

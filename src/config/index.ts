@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * The environment variables the service reads (DESIGN.md section 2). This is the only place that reads
+ * `process.env`; everything else receives a `Config`.
+ */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'a TCP port, 0 to 65535' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'an address or host name to listen on' }),
+  DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
+      description: 'sqlite:/path/file.db or postgres://user@host/db',
+    }),
+  ),
+  PETSTORE_ENV: Type.Union([Type.Literal('production'), Type.Literal('staging')], {
+    default: 'production',
+    description: 'production or staging',
+  }),
+  PETSTORE_PRODUCTION_URL: Type.String({
+    pattern: '^https?://[^\\s/]+(/[^\\s]*)?/v1$',
+    default: 'https://api.petstore.example/v1',
+    description: 'an http(s) URL ending in /v1',
+  }),
+  PETSTORE_STAGING_URL: Type.String({
+    pattern: '^https?://[^\\s/]+(/[^\\s]*)?/v1$',
+    default: 'https://staging.api.petstore.example/v1',
+    description: 'an http(s) URL ending in /v1',
+  }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
+  ),
+});
+
+type Env = Static<typeof EnvSchema>;
+
+export type StorageConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  env: 'production' | 'staging';
+  storage: StorageConfig;
+  publicUrls: { production: string; staging: string };
+  logLevel: string;
+}
+
+/** A configuration value that cannot be used; its message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The SQLite file used when `DATABASE_URL` is unset, relative to the working directory. */
+export const DEFAULT_SQLITE_FILE = path.join('data', 'petstore.db');
+
+/**
+ * Parses the environment once, failing fast with a message that names every bad variable.
+ * @throws ConfigError
+ */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const known = Object.fromEntries(
+    Object.keys(EnvSchema.properties)
+      .map((name) => [name, source[name]] as const)
+      // An empty variable counts as unset, as shells and .env files commonly leave them.
+      .filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const withDefaults = Value.Default(EnvSchema, Value.Convert(EnvSchema, known));
+  const problems = [...Value.Errors(EnvSchema, withDefaults)].map((error) => {
+    const name = error.path.replace(/^\//, '');
+    const expected = EnvSchema.properties[name as keyof Env]?.description ?? error.message;
+    return `${name} must be ${expected} (got ${JSON.stringify(known[name])})`;
+  });
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
+  }
+  const env = withDefaults as Env;
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    env: env.PETSTORE_ENV,
+    storage: parseDatabaseUrl(env.DATABASE_URL),
+    publicUrls: { production: env.PETSTORE_PRODUCTION_URL, staging: env.PETSTORE_STAGING_URL },
+    logLevel: env.LOG_LEVEL,
+  };
+}
+
+function parseDatabaseUrl(url: string | undefined): StorageConfig {
+  if (url === undefined) return { kind: 'sqlite', file: DEFAULT_SQLITE_FILE };
+  if (url.startsWith('sqlite:')) {
+    // Accept sqlite:/abs/path, sqlite:relative/path and sqlite:///abs/path.
+    const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    return { kind: 'sqlite', file };
+  }
+  return { kind: 'postgres', url };
+}

@@ -1,0 +1,3 @@
+export { API_PREFIX, API_VERSION, buildOpenApiDocument } from './openapi.js';
+export { type ErrorStatus, OPERATIONS, type Operation, type OperationId } from './operations.js';
+export { Category, DESCRIPTION_MAX, NAME_MAX, NewCategory, SCHEMAS, type SchemaName } from './schemas.js';

@@ -1,0 +1,162 @@
+import { ERROR_CODES, ERROR_MEANING, ERROR_STATUS } from '../errors/index.js';
+import { COMMON_ERRORS, type ErrorStatus, OPERATIONS, type Operation } from './operations.js';
+import { SCHEMAS } from './schemas.js';
+
+/** The version of the API description (spec section 9). */
+export const API_VERSION = '1.0.0';
+
+/** The path prefix that carries the major version (spec section 9). */
+export const API_PREFIX = '/v1';
+
+export interface DocumentOptions {
+  servers: { production: string; staging: string };
+}
+
+type Json = Record<string, unknown>;
+
+const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string }> = {
+  400: { name: 'BadRequest', description: 'The request is invalid: a missing or invalid field, or malformed JSON.' },
+  401: { name: 'Unauthorized', description: 'The API key is missing or invalid.' },
+  404: { name: 'NotFound', description: 'The resource does not exist.' },
+  409: { name: 'Conflict', description: 'The request conflicts with the current state.' },
+  410: { name: 'Gone', description: 'The endpoint is past its sunset date.' },
+  413: { name: 'PayloadTooLarge', description: 'The request body is larger than 16 KiB.' },
+  415: { name: 'UnsupportedMediaType', description: 'The request body is not `application/json`.' },
+  422: { name: 'UnprocessableContent', description: 'The idempotency key was reused with another body.' },
+  429: { name: 'TooManyRequests', description: 'The rate limit is exhausted or the API key is banned.' },
+  500: { name: 'InternalError', description: 'An unexpected error occurred on the server.' },
+  503: { name: 'ServiceUnavailable', description: 'A backing service is unreachable.' },
+};
+
+const ref = (kind: 'schemas' | 'responses' | 'headers', name: string): Json => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+
+/** The error table of DESIGN.md section 3, as Markdown for the document's description. */
+function errorTable(): string {
+  const rows = ERROR_CODES.map((code) => `| \`${code}\` | ${ERROR_STATUS[code]} | ${ERROR_MEANING[code]} |`);
+  return ['| code | status | meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+const DESCRIPTION = `A pet store HTTP API with JSON bodies.
+
+## Authentication
+Every operation requires an API key sent as a bearer token: \`Authorization: Bearer <API_KEY>\`.
+A missing or invalid key is answered with 401, an Error body and \`WWW-Authenticate: Bearer realm="petstore"\`.
+
+## Errors
+Every error answer has the body \`{code, message, status, requestId}\`; \`status\` equals the HTTP status
+and \`code\` is one of:
+
+${errorTable()}
+
+Every response carries \`X-Request-Id\`; quote it when you report a problem.`;
+
+function operationObject(operation: Operation): Json {
+  const successSchema = operation.success.array
+    ? { type: 'array', items: ref('schemas', operation.success.schema) }
+    : ref('schemas', operation.success.schema);
+  const successHeaders: Json = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+  if (operation.conditional) successHeaders.ETag = ref('headers', 'ETag');
+
+  const responses: Json = {
+    [operation.success.status]: {
+      description: operation.success.description,
+      headers: successHeaders,
+      content: { 'application/json': { schema: successSchema } },
+    },
+  };
+  if (operation.conditional) responses['304'] = ref('responses', 'NotModified');
+  for (const status of [...operation.errors, ...COMMON_ERRORS].sort()) {
+    responses[status] = ref('responses', ERROR_RESPONSES[status].name);
+  }
+
+  const parameters: Json[] = [];
+  if (operation.conditional) parameters.push({ $ref: '#/components/parameters/IfNoneMatch' });
+
+  return {
+    operationId: operation.operationId,
+    tags: [operation.tag],
+    summary: operation.summary,
+    description: operation.description,
+    security: [{ bearerAuth: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(operation.requestBody
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('schemas', operation.requestBody) } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+/** Builds the OpenAPI 3.1 document served at `/openapi.json`: the contract of the API. */
+export function buildOpenApiDocument(options: DocumentOptions): Json {
+  const paths: Record<string, Json> = {};
+  for (const operation of OPERATIONS) {
+    const item = paths[operation.path] ?? {};
+    item[operation.method.toLowerCase()] = operationObject(operation);
+    paths[operation.path] = item;
+  }
+
+  const responses: Json = {
+    NotModified: {
+      description: 'The list is unchanged since the `ETag` sent in `If-None-Match`.',
+      headers: { ETag: ref('headers', 'ETag'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
+    },
+  };
+  for (const { name, description } of Object.values(ERROR_RESPONSES)) {
+    responses[name] = {
+      description,
+      headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+      content: { 'application/json': { schema: ref('schemas', 'Error') } },
+    };
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pet Store API',
+      version: API_VERSION,
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      { url: options.servers.production, description: 'Production' },
+      { url: options.servers.staging, description: 'Staging' },
+    ],
+    security: [{ bearerAuth: [] }],
+    tags: [{ name: 'Categories', description: 'Categories classify pets by species or breed.' }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key sent as `Authorization: Bearer <API_KEY>`.',
+        },
+      },
+      schemas: SCHEMAS,
+      parameters: {
+        IfNoneMatch: {
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
+          description: 'An `ETag` from an earlier answer; the service answers 304 if the list is unchanged.',
+          schema: { type: 'string' },
+        },
+      },
+      headers: {
+        'X-Request-Id': {
+          description: 'The id of this request: the one the client sent if it was sane, else a generated one.',
+          schema: { type: 'string' },
+        },
+        ETag: { description: 'A strong validator of the list.', schema: { type: 'string' } },
+      },
+      responses,
+    },
+  };
+}

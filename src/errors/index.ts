@@ -1,0 +1,99 @@
+/**
+ * The closed set of error codes the API answers with, and the HTTP status of each (DESIGN.md section 3).
+ * The table is a `Record<ErrorCode, number>` so that adding a code without its status does not compile.
+ */
+export type ErrorCode =
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'validation_failed'
+  | 'malformed_json'
+  | 'malformed_request'
+  | 'request_timeout'
+  | 'headers_too_large'
+  | 'unsupported_media_type'
+  | 'payload_too_large'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'rate_limit_exceeded'
+  | 'api_key_banned'
+  | 'endpoint_sunset'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_use'
+  | 'service_unavailable'
+  | 'internal_error';
+
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
+  validation_failed: 400,
+  malformed_json: 400,
+  malformed_request: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
+  idempotency_key_in_use: 409,
+  endpoint_sunset: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  headers_too_large: 431,
+  rate_limit_exceeded: 429,
+  api_key_banned: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+};
+
+/** What each code means, for the error table of the OpenAPI document and the reference page. */
+export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
+  validation_failed: 'A parameter or the request body is missing a required field or holds an invalid value.',
+  malformed_json: 'The request body is not valid JSON.',
+  malformed_request: 'The request is not valid HTTP (request line, header syntax or framing).',
+  request_timeout: 'The client took too long to send the request headers or body.',
+  headers_too_large: 'The request headers are too large.',
+  missing_api_key: 'No API key was sent: use `Authorization: Bearer <API_KEY>`.',
+  invalid_api_key: 'The API key is unknown, revoked, malformed or belongs to another environment.',
+  not_found: 'No resource or route exists at this path.',
+  method_not_allowed: 'The path exists but does not accept this method; see the `Allow` header.',
+  idempotency_key_in_use: 'A request with the same `Idempotency-Key` is still being processed.',
+  endpoint_sunset: 'The endpoint has passed its sunset date and is gone.',
+  payload_too_large: 'The request body is larger than 16 KiB.',
+  unsupported_media_type: 'The request body must be sent as `Content-Type: application/json`.',
+  idempotency_key_reused: 'The `Idempotency-Key` was already used with a different request body.',
+  rate_limit_exceeded: 'The rate limit of the API key (or of the client address) is exhausted.',
+  api_key_banned: 'The API key kept sending after 429 answers and is temporarily banned.',
+  internal_error: 'An unexpected error occurred on the server.',
+  service_unavailable: 'A backing service is unreachable; retry later.',
+};
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** The body of every error answer (spec section 2, plus the request id of DESIGN.md section 3). */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  status: number;
+  requestId?: string;
+}
+
+/** An error the API answers with on purpose: its code decides the status. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** Extra response headers that belong to this error, such as `Allow` or `Retry-After`. */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message: string, headers: Readonly<Record<string, string>> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.headers = headers;
+  }
+}
+
+/** Builds the Error body for a code. */
+export function errorBody(code: ErrorCode, message: string, requestId?: string): ErrorBody {
+  const body: ErrorBody = { code, message, status: ERROR_STATUS[code] };
+  if (requestId !== undefined) body.requestId = requestId;
+  return body;
+}

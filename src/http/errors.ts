@@ -1,0 +1,103 @@
+import type { Socket } from 'node:net';
+import type { ErrorObject } from 'ajv';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, type ErrorCode, ERROR_STATUS, errorBody } from '../errors/index.js';
+import { JSON_CONTENT_TYPE } from './headers.js';
+import { newRequestId } from './request-id.js';
+import { describeValidationError } from './validation.js';
+
+/** Fastify's own errors that are the client's fault, mapped to our codes. */
+const FRAMEWORK_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'unsupported_media_type',
+    message: 'Request bodies must be sent as Content-Type: application/json',
+  },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'Request body is larger than 16384 bytes' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    code: 'malformed_request',
+    message: 'Content-Length does not match the request body',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'validation_failed', message: 'Request body is required' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'malformed_json', message: 'Request body is not valid JSON' },
+  FST_ERR_BAD_URL: { code: 'malformed_request', message: 'The request URL is not valid' },
+  FST_ERR_ASYNC_CONSTRAINT: { code: 'malformed_request', message: 'The request cannot be routed' },
+};
+
+/** Sends the Error body for a code, with the headers that belong to it. */
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: ErrorCode,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): FastifyReply {
+  return reply
+    .code(ERROR_STATUS[code])
+    .headers(headers)
+    .type(JSON_CONTENT_TYPE)
+    .send(JSON.stringify(errorBody(code, message, request.id)));
+}
+
+/**
+ * The one error handler: our errors, validation and framework errors each become their Error body; anything
+ * else is logged with its stack and answered with a generic 500 that shows no internals.
+ */
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof ApiError) return sendError(request, reply, error.code, error.message, error.headers);
+  if (error.validation !== undefined) {
+    const first = error.validation[0] as ErrorObject | undefined;
+    const message = first
+      ? describeValidationError(first, error.validationContext ?? 'body')
+      : 'The request is invalid';
+    return sendError(request, reply, 'validation_failed', message);
+  }
+  const known = error.code === undefined ? undefined : FRAMEWORK_ERRORS[error.code];
+  if (known !== undefined) return sendError(request, reply, known.code, known.message);
+  request.log.error({ err: error, reqId: request.id }, 'unhandled error');
+  return sendError(request, reply, 'internal_error', 'Internal server error');
+}
+
+/** Registers the error handler and the 404 answer for every unknown path. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+    return sendError(request, reply, 'not_found', `No route ${request.method} ${shown}`);
+  });
+}
+
+/**
+ * Answers requests that Node's HTTP parser refused before Fastify saw them (bad framing, oversized headers,
+ * slow clients), with the same Error body, then closes the connection.
+ */
+export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || (error.code === 'ECONNRESET' && socket.destroyed)) {
+    socket.destroy();
+    return;
+  }
+  const code: ErrorCode =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'headers_too_large'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'request_timeout'
+        : 'malformed_request';
+  const requestId = newRequestId();
+  const message =
+    code === 'headers_too_large'
+      ? 'Request headers are too large'
+      : code === 'request_timeout'
+        ? 'The request was not received in time'
+        : 'The request is not valid HTTP';
+  const body = JSON.stringify(errorBody(code, message, requestId));
+  const status = ERROR_STATUS[code];
+  socket.end(
+    `HTTP/1.1 ${status} ${statusText(status)}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
+      `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function statusText(status: number): string {
+  return status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+}

@@ -1,0 +1,12 @@
+export { handleClientError, registerErrorHandling, sendError } from './errors.js';
+export { ifNoneMatchMatches, JSON_CONTENT_TYPE } from './headers.js';
+export { BODY_LIMIT, registerJsonBodyParser } from './json-body.js';
+export { newRequestId, requestIdFor } from './request-id.js';
+export {
+  type OperationHandler,
+  type OperationHandlers,
+  type RouteConfig,
+  registerOperations,
+  toRoutePath,
+} from './routes.js';
+export { registerValidators } from './validation.js';

@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Operation, OPERATIONS, type OperationId, SCHEMAS } from '../contract/index.js';
+import { ApiError } from '../errors/index.js';
+
+export type OperationHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** One handler per operation of the contract: the compiler demands every one. */
+export type OperationHandlers = Record<OperationId, OperationHandler>;
+
+/** Route config that marks the 405 answers, which serve no operation of the contract. */
+export interface RouteConfig {
+  operationId?: OperationId;
+  methodNotAllowed?: boolean;
+}
+
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** `/pets/{petId}` (OpenAPI) to `/pets/:petId` (Fastify). */
+export function toRoutePath(openApiPath: string): string {
+  return openApiPath.replace(/\{(\w+)\}/g, ':$1');
+}
+
+function schemaFor(operation: Operation): Record<string, unknown> {
+  const success = SCHEMAS[operation.success.schema];
+  return {
+    ...(operation.requestBody ? { body: SCHEMAS[operation.requestBody] } : {}),
+    response: {
+      [operation.success.status]: operation.success.array ? { type: 'array', items: success } : success,
+    },
+  };
+}
+
+/**
+ * Serves every operation of the contract with its handler, validation and serialization, and answers 405
+ * with `Allow` for the other methods on each documented path. Register inside the `/v1` prefix.
+ */
+export function registerOperations(app: FastifyInstance, handlers: OperationHandlers): void {
+  const methodsByPath = new Map<string, string[]>();
+  for (const operation of OPERATIONS as readonly Operation[]) {
+    const url = toRoutePath(operation.path);
+    methodsByPath.set(url, [...(methodsByPath.get(url) ?? []), operation.method]);
+    app.route({
+      method: operation.method,
+      url,
+      schema: schemaFor(operation),
+      config: { operationId: operation.operationId as OperationId } satisfies RouteConfig,
+      handler: handlers[operation.operationId as OperationId],
+    });
+  }
+  for (const [url, allowed] of methodsByPath) {
+    const allow = allowed.join(', ');
+    app.route({
+      method: ALL_METHODS.filter((method) => !allowed.includes(method)),
+      url,
+      config: { methodNotAllowed: true } satisfies RouteConfig,
+      handler: async (request) => {
+        throw new ApiError('method_not_allowed', `Method ${request.method} is not allowed here; use ${allow}`, {
+          allow,
+        });
+      },
+    });
+  }
+}

@@ -1,0 +1,24 @@
+import { type Logger, pino } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * Paths pino removes before a line is written: credentials never reach a log, whatever logs them.
+ * Request bodies are never logged in the first place (request logging is off; errors log no body).
+ */
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  'key',
+  '*.key',
+];
+
+/** Creates the JSON logger of one process. */
+export function createLogger(options: { level: string; destination?: NodeJS.WritableStream }): Logger {
+  return pino(
+    { level: options.level, redact: { paths: REDACT, censor: '[redacted]' }, base: { pid: process.pid } },
+    options.destination ?? process.stdout,
+  );
+}

@@ -1,0 +1,16 @@
+import type { StorageConfig } from '../config/index.js';
+import { createSqliteStorage } from './sqlite/storage.js';
+import type { Storage } from './types.js';
+
+export { openSqliteDatabase } from './sqlite/storage.js';
+export type { Storage } from './types.js';
+
+/** Opens the storage the configuration names. */
+export async function createStorage(config: StorageConfig): Promise<Storage> {
+  switch (config.kind) {
+    case 'sqlite':
+      return createSqliteStorage({ file: config.file });
+    case 'postgres':
+      throw new Error('DATABASE_URL names PostgreSQL, which this version does not support yet; use sqlite:/path');
+  }
+}

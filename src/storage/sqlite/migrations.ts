@@ -1,0 +1,53 @@
+import type { Database } from 'better-sqlite3';
+
+/** A schema change, applied once, in order, inside its own transaction. Never edit one that has shipped. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'categories',
+    // AUTOINCREMENT: ids increase and are never reused, even after the highest row is gone.
+    sql: `
+      CREATE TABLE categories (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        name        TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 100),
+        description TEXT CHECK (description IS NULL OR length(description) <= 1000)
+      ) STRICT;
+    `,
+  },
+];
+
+/**
+ * Brings the schema up to the newest version. `BEGIN IMMEDIATE` takes the write lock first, so a server
+ * and a CLI starting at once cannot both apply the same migration.
+ */
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  ) STRICT`);
+  const applied: number[] = [];
+  const current = db.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  for (const migration of migrations) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      if ((current.get()?.version ?? 0) < migration.version) {
+        db.exec(migration.sql);
+        record.run(migration.version, migration.name, new Date().toISOString());
+        applied.push(migration.version);
+      }
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+  return applied;
+}
