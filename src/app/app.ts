@@ -7,6 +7,7 @@ import {
   handleClientError,
   JSON_CONTENT_TYPE,
   type OperationHandlers,
+  type RouteConfig,
   registerErrorHandling,
   registerJsonBodyParser,
   registerOperations,
@@ -17,6 +18,20 @@ import {
 import type { Logger } from '../log/index.js';
 import type { Storage } from '../storage/index.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
+
+/** One method and path the app answers, with its route config. */
+export interface ServedRoute {
+  method: string;
+  url: string;
+  config: RouteConfig | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every method and path registered, in registration order. */
+    servedRoutes: readonly ServedRoute[];
+  }
+}
 
 /** Everything the app is built from, made once per process by the composition root. */
 export interface AppDeps {
@@ -55,6 +70,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerValidators(app);
   registerJsonBodyParser(app);
   registerErrorHandling(app);
+
+  // The served route table, so that a test can hold it against the OpenAPI document.
+  const routes: ServedRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods)
+      routes.push({ method, url: route.url, config: route.config as RouteConfig });
+  });
+  app.decorate('servedRoutes', routes);
 
   let closing = false;
   app.addHook('onRequest', (request, reply, done) => {

@@ -1,3 +1,3 @@
-export { type AppDeps, buildApp } from './app.js';
+export { type AppDeps, buildApp, type ServedRoute } from './app.js';
 export { type RunningServer, startServer } from './server.js';
 export { HTTP_TIMEOUTS } from './timeouts.js';

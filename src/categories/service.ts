@@ -44,9 +44,11 @@ export function createCategoryService(deps: { storage: Storage }): CategoryServi
       return list;
     });
     loading = promise;
-    promise.finally(() => {
-      if (loading === promise) loading = undefined;
-    }).catch(() => {});
+    promise
+      .finally(() => {
+        if (loading === promise) loading = undefined;
+      })
+      .catch(() => {});
     return promise;
   }
 
@@ -59,7 +61,7 @@ export function createCategoryService(deps: { storage: Storage }): CategoryServi
 
   return {
     current: () => cached,
-    list: () => cached !== undefined ? Promise.resolve(cached) : (loading ?? load()),
+    list: () => (cached !== undefined ? Promise.resolve(cached) : (loading ?? load())),
     async create(input) {
       const category = await storage.createCategory(input);
       invalidate();

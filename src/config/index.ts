@@ -7,8 +7,17 @@ import { Value } from '@sinclair/typebox/value';
  * `process.env`; everything else receives a `Config`.
  */
 const EnvSchema = Type.Object({
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'a TCP port, 0 to 65535' }),
-  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'an address or host name to listen on' }),
+  PORT: Type.String({
+    // 0 to 65535 in decimal, nothing else: "80.5", "8080abc" and "-1" are refused rather than rounded.
+    pattern: '^(6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|\\d{1,4})$',
+    default: '8080',
+    description: 'a TCP port, 0 to 65535',
+  }),
+  HOST: Type.String({
+    minLength: 1,
+    default: '127.0.0.1',
+    description: 'an address or host name to listen on',
+  }),
   DATABASE_URL: Type.Optional(
     Type.String({
       pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
@@ -67,7 +76,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       // An empty variable counts as unset, as shells and .env files commonly leave them.
       .filter(([, value]) => value !== undefined && value !== ''),
   );
-  const withDefaults = Value.Default(EnvSchema, Value.Convert(EnvSchema, known));
+  const withDefaults = Value.Default(EnvSchema, known);
   const problems = [...Value.Errors(EnvSchema, withDefaults)].map((error) => {
     const name = error.path.replace(/^\//, '');
     const expected = EnvSchema.properties[name as keyof Env]?.description ?? error.message;
@@ -78,7 +87,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   const env = withDefaults as Env;
   return {
-    port: env.PORT,
+    port: Number(env.PORT),
     host: env.HOST,
     env: env.PETSTORE_ENV,
     storage: parseDatabaseUrl(env.DATABASE_URL),

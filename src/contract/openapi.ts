@@ -15,7 +15,10 @@ export interface DocumentOptions {
 type Json = Record<string, unknown>;
 
 const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string }> = {
-  400: { name: 'BadRequest', description: 'The request is invalid: a missing or invalid field, or malformed JSON.' },
+  400: {
+    name: 'BadRequest',
+    description: 'The request is invalid: a missing or invalid field, or malformed JSON.',
+  },
   401: { name: 'Unauthorized', description: 'The API key is missing or invalid.' },
   404: { name: 'NotFound', description: 'The resource does not exist.' },
   409: { name: 'Conflict', description: 'The request conflicts with the current state.' },
@@ -151,7 +154,8 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
       },
       headers: {
         'X-Request-Id': {
-          description: 'The id of this request: the one the client sent if it was sane, else a generated one.',
+          description:
+            'The id of this request: the one the client sent if it was sane, else a generated one.',
           schema: { type: 'string' },
         },
         ETag: { description: 'A strong validator of the list.', schema: { type: 'string' } },

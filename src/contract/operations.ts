@@ -39,7 +39,12 @@ export const OPERATIONS = [
     description:
       'Returns every category, in ascending `id` order, without paging. The answer carries a strong `ETag`; ' +
       'send it back in `If-None-Match` to get `304 Not Modified` while the list is unchanged.',
-    success: { status: 200, description: 'All categories, ascending by id.', schema: 'Category', array: true },
+    success: {
+      status: 200,
+      description: 'All categories, ascending by id.',
+      schema: 'Category',
+      array: true,
+    },
     conditional: true,
     errors: [],
   },
@@ -53,7 +58,11 @@ export const OPERATIONS = [
       'Creates a category and returns it with the `id` the service assigned. The answer is sent only after ' +
       'the category is durably stored. Names need not be unique.',
     requestBody: 'NewCategory',
-    success: { status: 201, description: 'The created category, including its assigned id.', schema: 'Category' },
+    success: {
+      status: 201,
+      description: 'The created category, including its assigned id.',
+      schema: 'Category',
+    },
     errors: BODY_ERRORS,
   },
 ] as const satisfies readonly Operation[];

@@ -23,7 +23,10 @@ export const NewCategory = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, description: 'Request body for creating a category. Unknown fields are refused.' },
+  {
+    additionalProperties: false,
+    description: 'Request body for creating a category. Unknown fields are refused.',
+  },
 );
 
 export const Category = Type.Object(
@@ -47,7 +50,11 @@ export const ErrorSchema = Type.Object(
       { description: 'Machine-readable error code; the closed set is listed in the error table.' },
     ),
     message: Type.String({ description: 'Human-readable description; names the field at fault.' }),
-    status: Type.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status code of the response.' }),
+    status: Type.Integer({
+      minimum: 400,
+      maximum: 599,
+      description: 'The HTTP status code of the response.',
+    }),
     requestId: Type.Optional(Type.String({ description: 'The request id, also sent as `X-Request-Id`.' })),
   },
   { additionalProperties: false, description: 'Body of every error response.' },

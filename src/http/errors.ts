@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorCode, ERROR_STATUS, errorBody } from '../errors/index.js';
+import { ApiError, ERROR_STATUS, type ErrorCode, errorBody } from '../errors/index.js';
 import { JSON_CONTENT_TYPE } from './headers.js';
 import { newRequestId } from './request-id.js';
 import { describeValidationError } from './validation.js';
@@ -12,7 +12,10 @@ const FRAMEWORK_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
     code: 'unsupported_media_type',
     message: 'Request bodies must be sent as Content-Type: application/json',
   },
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'Request body is larger than 16384 bytes' },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    code: 'payload_too_large',
+    message: 'Request body is larger than 16384 bytes',
+  },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     code: 'malformed_request',
     message: 'Content-Length does not match the request body',
@@ -99,5 +102,9 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
 }
 
 function statusText(status: number): string {
-  return status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+  return status === 431
+    ? 'Request Header Fields Too Large'
+    : status === 408
+      ? 'Request Timeout'
+      : 'Bad Request';
 }

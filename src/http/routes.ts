@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Operation, OPERATIONS, type OperationId, SCHEMAS } from '../contract/index.js';
+import { OPERATIONS, type Operation, type OperationId, SCHEMAS } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 
 export type OperationHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -54,9 +54,13 @@ export function registerOperations(app: FastifyInstance, handlers: OperationHand
       url,
       config: { methodNotAllowed: true } satisfies RouteConfig,
       handler: async (request) => {
-        throw new ApiError('method_not_allowed', `Method ${request.method} is not allowed here; use ${allow}`, {
-          allow,
-        });
+        throw new ApiError(
+          'method_not_allowed',
+          `Method ${request.method} is not allowed here; use ${allow}`,
+          {
+            allow,
+          },
+        );
       },
     });
   }

@@ -11,6 +11,8 @@ export async function createStorage(config: StorageConfig): Promise<Storage> {
     case 'sqlite':
       return createSqliteStorage({ file: config.file });
     case 'postgres':
-      throw new Error('DATABASE_URL names PostgreSQL, which this version does not support yet; use sqlite:/path');
+      throw new Error(
+        'DATABASE_URL names PostgreSQL, which this version does not support yet; use sqlite:/path',
+      );
   }
 }

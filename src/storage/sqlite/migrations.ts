@@ -33,7 +33,9 @@ export function migrate(db: Database, migrations: readonly Migration[] = MIGRATI
     applied_at TEXT NOT NULL
   ) STRICT`);
   const applied: number[] = [];
-  const current = db.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+  const current = db.prepare<[], { version: number | null }>(
+    'SELECT max(version) AS version FROM schema_migrations',
+  );
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   for (const migration of migrations) {
     db.exec('BEGIN IMMEDIATE');

@@ -50,7 +50,9 @@ function toCategory(row: CategoryRow): Category {
 export function createSqliteStorage(options: { file: string }): Storage {
   const db = openSqliteDatabase(options.file);
   const writes = new WriteQueue(db);
-  const selectCategories = db.prepare<[], CategoryRow>('SELECT id, name, description FROM categories ORDER BY id');
+  const selectCategories = db.prepare<[], CategoryRow>(
+    'SELECT id, name, description FROM categories ORDER BY id',
+  );
   const insertCategory = db.prepare<[string, string | null], { id: number }>(
     'INSERT INTO categories (name, description) VALUES (?, ?) RETURNING id',
   );

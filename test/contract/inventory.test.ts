@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { OPERATIONS } from '../../src/contract/index.js';
+import { toRoutePath } from '../../src/http/index.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+type Document = {
+  openapi: string;
+  info: { version: string };
+  servers: { url: string }[];
+  paths: Record<
+    string,
+    Record<string, { operationId: string; security: unknown; responses: Record<string, unknown> }>
+  >;
+  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
+};
+
+describe('the OpenAPI document is the contract', () => {
+  let server: TestServer;
+  let document: Document;
+  before(async () => {
+    server = await startTestServer({
+      PETSTORE_PRODUCTION_URL: 'https://api.example.test/v1',
+      PETSTORE_STAGING_URL: 'https://staging.example.test/v1',
+    });
+    const response = await fetch(`${server.url}/openapi.json`);
+    assert.equal(response.status, 200);
+    document = (await response.json()) as Document;
+  });
+  after(() => server.close());
+
+  test('version, servers and security scheme', () => {
+    assert.equal(document.openapi, '3.1.0');
+    assert.equal(document.info.version, '1.0.0');
+    assert.deepEqual(
+      document.servers.map((entry) => entry.url),
+      ['https://api.example.test/v1', 'https://staging.example.test/v1'],
+    );
+    assert.deepEqual(document.components.securitySchemes.bearerAuth, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An API key sent as `Authorization: Bearer <API_KEY>`.',
+    });
+    for (const name of ['NewCategory', 'Category', 'Error'])
+      assert.ok(document.components.schemas[name], name);
+  });
+
+  test('every operation is secured by bearerAuth and documents its error answers', () => {
+    const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
+    assert.deepEqual(operations.map((operation) => operation.operationId).sort(), [
+      'createCategory',
+      'listCategories',
+    ]);
+    for (const operation of operations) {
+      assert.deepEqual(operation.security, [{ bearerAuth: [] }], operation.operationId);
+      for (const status of ['401', '500'])
+        assert.ok(operation.responses[status], `${operation.operationId} ${status}`);
+    }
+    const create = document.paths['/categories']?.post;
+    for (const status of ['201', '400', '413', '415'])
+      assert.ok(create?.responses[status], `createCategory ${status}`);
+    assert.ok(document.paths['/categories']?.get?.responses['304'], 'listCategories 304');
+  });
+
+  test('every documented operation is served, and every served /v1 route is documented', () => {
+    const documented = new Set(
+      Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} /v1${toRoutePath(path)}`),
+      ),
+    );
+    const served = new Set(
+      server.server.app.servedRoutes
+        .filter((route) => route.url.startsWith('/v1') && route.config?.methodNotAllowed !== true)
+        .map((route) => `${route.method} ${route.url}`),
+    );
+    assert.deepEqual([...served].sort(), [...documented].sort());
+    assert.equal(documented.size, OPERATIONS.length);
+  });
+
+  test('the 405 answers cover every other method of each documented path', () => {
+    const fallbacks = server.server.app.servedRoutes.filter(
+      (route) => route.config?.methodNotAllowed === true,
+    );
+    const forCategories = fallbacks
+      .filter((route) => route.url === '/v1/categories')
+      .map((route) => route.method);
+    assert.deepEqual(forCategories.sort(), ['DELETE', 'HEAD', 'OPTIONS', 'PATCH', 'PUT']);
+  });
+});

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import type { JsonResponse } from './server.js';
+
+/**
+ * Asserts the answer is an Error body (`{code, message, status, requestId}`, nothing else) with the given
+ * status and code, whose `status` equals the HTTP status and whose `requestId` equals `X-Request-Id`.
+ */
+export function assertError(response: JsonResponse, status: number, code?: string): void {
+  assert.equal(response.status, status, `status of ${response.text}`);
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+  assertErrorShape(response);
+  if (code !== undefined) assert.equal((response.body as { code: string }).code, code);
+}
+
+/** Asserts only the shape: the Error body of the spec, consistent with the HTTP status and headers. */
+export function assertErrorShape(response: JsonResponse): void {
+  const body = response.body as Record<string, unknown>;
+  assert.ok(body !== null && typeof body === 'object', `an Error body, got ${response.text}`);
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'message', 'requestId', 'status']);
+  assert.match(body.code as string, /^[a-z]+(_[a-z]+)*$/);
+  assert.equal(typeof body.message, 'string');
+  assert.ok((body.message as string).length > 0);
+  assert.equal(body.status, response.status);
+  assert.equal(body.requestId, response.headers.get('x-request-id'));
+  assert.doesNotMatch(response.text, /at .+\(.+:\d+:\d+\)|node_modules|\/src\/|SQLITE|SELECT |INSERT /);
+}

@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** The built CLI, as `npx petstore` runs it. */
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** Every line the process wrote to stdout and stderr so far. */
+  output: string[];
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Spawns `petstore serve` as its own process on port 0 and waits for the line that says where it listens.
+ */
+export async function spawnServer(env: Record<string, string>, timeoutMs = 15_000): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
+  createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', (line) => output.push(line));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start:\n${output.join('\n')}`)),
+      timeoutMs,
+    );
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      output.push(line);
+      const match = /listening on (http:\/\/[^"\s]+)/.exec(line);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`server exited before listening:\n${output.join('\n')}`));
+    });
+  });
+  return { child, url, output, exited };
+}
+
+/** Runs the CLI to completion and returns its exit code and output. */
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const [code] = await once(child, 'exit');
+  return { code: code as number | null, stdout, stderr };
+}

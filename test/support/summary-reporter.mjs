@@ -1,0 +1,46 @@
+// A node:test reporter: one line per finished test, the details of each failure, and a last line
+// "N passed, N failed" that CI reads.
+import { inspect } from 'node:util';
+
+export default async function* summaryReporter(source) {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  const failures = [];
+  for await (const event of source) {
+    const { type, data } = event;
+    if (type === 'test:pass' || type === 'test:fail') {
+      // Suites (describe) report too; count only leaf tests.
+      if (data.details?.type === 'suite') continue;
+      const indent = '  '.repeat(data.nesting);
+      const ms = data.details?.duration_ms?.toFixed(0) ?? '?';
+      if (type === 'test:pass' && (data.skip || data.todo)) {
+        skipped += 1;
+        yield `${indent}- ${data.name} (skipped)\n`;
+      } else if (type === 'test:pass') {
+        passed += 1;
+        yield `${indent}ok ${data.name} (${ms} ms)\n`;
+      } else {
+        failed += 1;
+        failures.push(data);
+        yield `${indent}FAIL ${data.name} (${ms} ms)\n`;
+      }
+    } else if (type === 'test:stderr' || type === 'test:stdout') {
+      yield data.message;
+    } else if (type === 'test:diagnostic' && /^(tests|pass|fail) /.test(data.message) === false) {
+      if (data.nesting === 0 && !/^(suites|cancelled|skipped|todo|duration_ms) /.test(data.message)) {
+        yield `# ${data.message}\n`;
+      }
+    }
+  }
+  for (const data of failures) {
+    yield `\nFAILED: ${data.name}\n  at ${data.file ?? '?'}:${data.line ?? '?'}\n`;
+    const error = data.details?.error;
+    const cause = error?.cause ?? error;
+    yield `${inspect(cause, { depth: 4 })
+      .split('\n')
+      .map((line) => `  ${line}`)
+      .join('\n')}\n`;
+  }
+  yield `\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`;
+}

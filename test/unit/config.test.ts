@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { runCli } from '../support/process.js';
+
+describe('configuration', () => {
+  test('defaults', () => {
+    assert.deepEqual(loadConfig({}), {
+      port: 8080,
+      host: '127.0.0.1',
+      env: 'production',
+      storage: { kind: 'sqlite', file: 'data/petstore.db' },
+      publicUrls: {
+        production: 'https://api.petstore.example/v1',
+        staging: 'https://staging.api.petstore.example/v1',
+      },
+      logLevel: 'info',
+    });
+  });
+
+  test('values are parsed and DATABASE_URL picks the storage', () => {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '0.0.0.0',
+      PETSTORE_ENV: 'staging',
+      DATABASE_URL: 'sqlite:/tmp/x.db',
+      PETSTORE_PRODUCTION_URL: 'https://api.example.com/v1',
+    });
+    assert.equal(config.port, 0);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.env, 'staging');
+    assert.deepEqual(config.storage, { kind: 'sqlite', file: '/tmp/x.db' });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:///var/db/p.db' }).storage, {
+      kind: 'sqlite',
+      file: '/var/db/p.db',
+    });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:rel/p.db' }).storage, {
+      kind: 'sqlite',
+      file: 'rel/p.db',
+    });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).storage, {
+      kind: 'postgres',
+      url: 'postgres://u@h/db',
+    });
+  });
+
+  const bad: [Record<string, string>, RegExp][] = [
+    [{ PORT: 'eighty' }, /PORT must be a TCP port/],
+    [{ PORT: '70000' }, /PORT must be a TCP port/],
+    [{ PORT: '80.5' }, /PORT/],
+    [{ PETSTORE_ENV: 'prod' }, /PETSTORE_ENV must be production or staging/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must be sqlite:/],
+    [
+      { PETSTORE_PRODUCTION_URL: 'https://api.example.com/v2' },
+      /PETSTORE_PRODUCTION_URL must be an http\(s\) URL ending in \/v1/,
+    ],
+    [{ PETSTORE_STAGING_URL: 'ftp://x/v1' }, /PETSTORE_STAGING_URL/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+  ];
+  for (const [env, message] of bad) {
+    test(`refuses ${JSON.stringify(env)} naming the variable`, () => {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
+    });
+  }
+
+  test('a bad value stops `petstore serve` with exit 1 and a message naming the variable', async () => {
+    const result = await runCli(['serve'], { PORT: 'abc' });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /PORT must be a TCP port, 0 to 65535 \(got "abc"\)/);
+  });
+
+  test('unknown commands exit 2 with the usage', async () => {
+    const result = await runCli(['frobnicate'], {});
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /Usage: petstore/);
+  });
+});

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { openSqliteDatabase } from '../../src/storage/index.js';
+import { WriteQueue } from '../../src/storage/sqlite/write-queue.js';
+import { tempDir } from '../support/server.js';
+
+test('writes of one turn share a transaction; a failing write is rolled back alone', async (t) => {
+  const { dir, remove } = tempDir();
+  t.after(remove);
+  const db = openSqliteDatabase(path.join(dir, 'q.db'));
+  t.after(() => db.close());
+  const queue = new WriteQueue(db);
+  const insert = db.prepare('INSERT INTO categories (name) VALUES (?) RETURNING id');
+  const commits = db.prepare('SELECT count(*) FROM categories').pluck();
+
+  const results = await Promise.allSettled([
+    queue.run(() => (insert.get('a') as { id: number }).id),
+    queue.run(() => {
+      insert.get('doomed');
+      throw new Error('refused');
+    }),
+    queue.run(() => insert.get('') /* violates the CHECK on length */),
+    queue.run(() => (insert.get('b') as { id: number }).id),
+  ]);
+  assert.deepEqual(
+    results.map((result) => result.status),
+    ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+  );
+  assert.deepEqual(db.prepare('SELECT name FROM categories ORDER BY id').pluck().all(), ['a', 'b']);
+  assert.equal(commits.get(), 2);
+  assert.equal(db.inTransaction, false);
+});
+
+test('a write is not answered before its transaction committed', async (t) => {
+  const { dir, remove } = tempDir();
+  t.after(remove);
+  const file = path.join(dir, 'q.db');
+  const db = openSqliteDatabase(file);
+  t.after(() => db.close());
+  const queue = new WriteQueue(db);
+  const reader = openSqliteDatabase(file);
+  t.after(() => reader.close());
+  const count = reader.prepare('SELECT count(*) FROM categories').pluck();
+
+  const pending = queue.run(() => db.prepare("INSERT INTO categories (name) VALUES ('x')").run());
+  assert.equal(count.get(), 0, 'nothing is visible before the flush');
+  await pending;
+  assert.equal(count.get(), 1, 'another connection sees the row once the promise resolved');
+});
