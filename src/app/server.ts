@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type AppDeps, buildApp } from './app.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
@@ -13,18 +14,32 @@ export interface RunningServer {
 /** Builds the app and listens on the configured host and port (0 picks a free port). */
 export async function startServer(deps: AppDeps): Promise<RunningServer> {
   const app = await buildApp(deps);
+  // Node counts a connection that has not sent a byte as busy (so the headers timeout covers it), which
+  // keeps it out of closeIdleConnections(); the drain closes such connections itself.
+  const silent = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    silent.add(socket);
+    socket.once('data', () => silent.delete(socket));
+    socket.once('close', () => silent.delete(socket));
+  });
   const url = await app.listen({
     host: deps.config.host,
     port: deps.config.port,
     listenTextResolver: (address) => `Pet Store API listening on ${address}`,
   });
-  return { app, url, close: () => drain(app) };
+  return { app, url, close: () => drain(app, silent) };
 }
 
-async function drain(app: FastifyInstance): Promise<void> {
+async function drain(app: FastifyInstance, silent: Set<Socket>): Promise<void> {
   // Connections that finish their last request while we drain become idle; close them as they do, so a
-  // keep-alive client cannot hold the process open until the keep-alive timeout.
-  const sweeper = setInterval(() => app.server.closeIdleConnections(), 100);
+  // keep-alive client cannot hold the process open until the keep-alive timeout. Connections that never
+  // sent a request have nothing in flight and are closed too.
+  const sweep = () => {
+    app.server.closeIdleConnections();
+    for (const socket of silent) if (socket.bytesRead === 0) socket.destroy();
+  };
+  sweep();
+  const sweeper = setInterval(sweep, 100);
   const deadline = new Promise<'timeout'>((resolve) =>
     setTimeout(resolve, HTTP_TIMEOUTS.drain, 'timeout').unref(),
   );

@@ -6,23 +6,22 @@ import { createStorage } from '../storage/index.js';
 /** `petstore serve`: the composition root of the server process. Resolves when the server has stopped. */
 export async function serve(config: Config): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
+  // Listen for signals before anything starts: a SIGTERM that arrives while the port is opening must still
+  // drain and close the storage, not kill the process. Repeated signals while draining are ignored.
+  const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
+    process.on('SIGTERM', resolve);
+    process.on('SIGINT', resolve);
+  });
   const storage = await createStorage(config.storage);
   const server = await startServer({ config, logger, storage });
   logger.info({ url: server.url, storage: storage.kind, env: config.env }, 'serving');
 
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      logger.info({ signal }, 'draining in-flight requests, then stopping');
-      server.close().then(resolve, (error: unknown) => {
-        logger.error({ err: error }, 'error while stopping');
-        resolve();
-      });
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  const signal = await stopSignal;
+  logger.info({ signal }, 'draining in-flight requests, then stopping');
+  try {
+    await server.close();
+  } catch (error) {
+    logger.error({ err: error }, 'error while stopping');
+  }
   logger.info('stopped');
 }
