@@ -10,6 +10,7 @@ const RUNS = 2_000;
 const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD');
 const contentType = fc.option(
   fc.oneof(
+    { weight: 3, arbitrary: fc.constant('application/json') },
     fc.constantFrom(
       'application/json',
       'application/json; charset=utf-8',
@@ -34,13 +35,24 @@ const categoryLike = fc.record(
     name: fc.oneof(name, fc.jsonValue()),
     description: fc.oneof(fc.string({ maxLength: 1100 }), fc.jsonValue()),
     id: fc.integer(),
-    __proto__: fc.object(),
   },
   { requiredKeys: [] },
 );
+/** Valid categories, so that a good share of the generated requests reaches storage. */
+const validCategory = fc.record(
+  {
+    name: fc.string({ minLength: 1, maxLength: 100 }).filter((text) => /\S/.test(text)),
+    description: fc.string(),
+  },
+  { requiredKeys: ['name'] },
+);
 const body = fc.option(
   fc.oneof(
+    { weight: 3, arbitrary: validCategory.map((value) => JSON.stringify(value)) },
     categoryLike.map((value) => JSON.stringify(value)),
+    fc
+      .object()
+      .map((value) => JSON.stringify({ name: 'Proto', ...value }).replace('{', '{"__proto__":{"x":1},')),
     fc.json(),
     fc.string({ maxLength: 200 }),
     fc.constantFrom(

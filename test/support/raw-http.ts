@@ -135,3 +135,18 @@ export class RawConnection {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Resolves with `promise`'s value, or with `'timeout'` if it takes longer than `ms`. */
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(resolve, ms, 'timeout');
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
