@@ -37,7 +37,7 @@ export function createCategoryService(deps: { storage: Storage }): CategoryServi
 
   function load(): Promise<CategoryList> {
     const started = generation;
-    const promise = storage.listCategories().then((rows) => {
+    const promise = storage.categories.list().then((rows) => {
       const list = serialize(rows);
       // A write that committed while this load ran may be missing from it: serve it, but do not keep it.
       if (started === generation) cached = list;
@@ -63,7 +63,7 @@ export function createCategoryService(deps: { storage: Storage }): CategoryServi
     current: () => cached,
     list: () => (cached !== undefined ? Promise.resolve(cached) : (loading ?? load())),
     async create(input) {
-      const category = await storage.createCategory(input);
+      const category = await storage.categories.create(input);
       invalidate();
       return category;
     },

@@ -3,7 +3,14 @@ import { createSqliteStorage } from './sqlite/storage.js';
 import type { Storage } from './types.js';
 
 export { openSqliteDatabase } from './sqlite/storage.js';
-export type { Storage } from './types.js';
+export type {
+  ApiKeyRecord,
+  ApiKeyRepository,
+  CategoryRepository,
+  Environment,
+  Plan,
+  Storage,
+} from './types.js';
 
 /** Opens the storage the configuration names. */
 export async function createStorage(config: StorageConfig): Promise<Storage> {

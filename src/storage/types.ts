@@ -1,15 +1,50 @@
 import type { Category, NewCategory } from '../contract/index.js';
 
+export type Plan = 'free' | 'pro' | 'business' | 'enterprise';
+export type Environment = 'production' | 'staging';
+
+/** An API key as stored: everything but the key itself, of which only the SHA-256 digest is kept. */
+export interface ApiKeyRecord {
+  /** Public id, used by `keys revoke` and in logs. */
+  id: string;
+  name: string;
+  plan: Plan;
+  /** Per-key limits; set for enterprise keys only. */
+  limits: { perMinute: number; perDay: number } | null;
+  env: Environment;
+  /** The first characters of the key, for people to tell keys apart. */
+  prefix: string;
+  /** base64url SHA-256 of the key. */
+  digest: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface CategoryRepository {
+  /** All categories, ascending by id. */
+  list(): Promise<Category[]>;
+  /** Stores a category and returns it with its assigned id. */
+  create(input: NewCategory): Promise<Category>;
+}
+
+export interface ApiKeyRepository {
+  insert(record: ApiKeyRecord): Promise<void>;
+  /** Every key, revoked ones included, oldest first. */
+  list(): Promise<ApiKeyRecord[]>;
+  /** Marks a key revoked; false if no key has that id. Revoking twice keeps the first time. */
+  revoke(id: string, at: string): Promise<boolean>;
+  /** A value that changes whenever a key is created or revoked, cheap to read. */
+  version(): Promise<number>;
+}
+
 /**
  * Everything the service keeps durably. Implementations: SQLite (embedded default) and, later, PostgreSQL.
  * A write's promise resolves only after its transaction has committed durably.
  */
 export interface Storage {
   readonly kind: 'sqlite' | 'postgres';
-  /** All categories, ascending by id. */
-  listCategories(): Promise<Category[]>;
-  /** Stores a category and returns it with its assigned id. */
-  createCategory(input: NewCategory): Promise<Category>;
+  readonly categories: CategoryRepository;
+  readonly apiKeys: ApiKeyRepository;
   /** Resolves when the store answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   /** Finishes pending writes and releases the store. */

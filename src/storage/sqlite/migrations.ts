@@ -20,6 +20,33 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    name: 'api keys',
+    // Only the digest of a key is stored. The version row changes with every create or revoke, so servers
+    // can notice a change with one primary-key read instead of rereading every key.
+    sql: `
+      CREATE TABLE api_keys (
+        id         TEXT PRIMARY KEY,
+        name       TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 100),
+        plan       TEXT NOT NULL CHECK (plan IN ('free', 'pro', 'business', 'enterprise')),
+        per_minute INTEGER CHECK (per_minute > 0),
+        per_day    INTEGER CHECK (per_day > 0),
+        env        TEXT NOT NULL CHECK (env IN ('production', 'staging')),
+        prefix     TEXT NOT NULL,
+        digest     TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT,
+        CHECK ((plan = 'enterprise') = (per_minute IS NOT NULL AND per_day IS NOT NULL)),
+        CHECK (plan = 'enterprise' OR (per_minute IS NULL AND per_day IS NULL))
+      ) STRICT;
+      CREATE TABLE api_keys_version (
+        id      INTEGER PRIMARY KEY CHECK (id = 1),
+        version INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO api_keys_version (id, version) VALUES (1, 0);
+    `,
+  },
 ];
 
 /**

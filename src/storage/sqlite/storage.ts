@@ -1,16 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import type { Category, NewCategory } from '../../contract/index.js';
-import type { Storage } from '../types.js';
+import type { ApiKeyRecord, ApiKeyRepository, CategoryRepository, Storage } from '../types.js';
 import { migrate } from './migrations.js';
 import { WriteQueue } from './write-queue.js';
-
-interface CategoryRow {
-  id: number;
-  name: string;
-  description: string | null;
-}
 
 /**
  * Opens a SQLite file for the service: WAL with `synchronous=FULL`, so that a COMMIT that returned has
@@ -40,37 +33,119 @@ export function openSqliteDatabase(file: string): Database {
   }
 }
 
-function toCategory(row: CategoryRow): Category {
-  return row.description === null
-    ? { id: row.id, name: row.name }
-    : { id: row.id, name: row.name, description: row.description };
+interface CategoryRow {
+  id: number;
+  name: string;
+  description: string | null;
+}
+
+function sqliteCategories(db: Database, writes: WriteQueue): CategoryRepository {
+  const select = db.prepare<[], CategoryRow>('SELECT id, name, description FROM categories ORDER BY id');
+  const insert = db.prepare<[string, string | null], { id: number }>(
+    'INSERT INTO categories (name, description) VALUES (?, ?) RETURNING id',
+  );
+  return {
+    async list() {
+      return select
+        .all()
+        .map((row) =>
+          row.description === null
+            ? { id: row.id, name: row.name }
+            : { id: row.id, name: row.name, description: row.description },
+        );
+    },
+    create(input) {
+      return writes.run(() => {
+        const { id } = insert.get(input.name, input.description ?? null) as { id: number };
+        return input.description === undefined
+          ? { id, name: input.name }
+          : { id, name: input.name, description: input.description };
+      });
+    },
+  };
+}
+
+interface ApiKeyRow {
+  id: string;
+  name: string;
+  plan: ApiKeyRecord['plan'];
+  per_minute: number | null;
+  per_day: number | null;
+  env: ApiKeyRecord['env'];
+  prefix: string;
+  digest: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+function sqliteApiKeys(db: Database, writes: WriteQueue): ApiKeyRepository {
+  const insert = db.prepare(
+    `INSERT INTO api_keys (id, name, plan, per_minute, per_day, env, prefix, digest, created_at, revoked_at)
+     VALUES (@id, @name, @plan, @per_minute, @per_day, @env, @prefix, @digest, @created_at, @revoked_at)`,
+  );
+  const select = db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
+  const revoke = db.prepare<[string, string]>(
+    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?',
+  );
+  const bump = db.prepare('UPDATE api_keys_version SET version = version + 1 WHERE id = 1');
+  const version = db.prepare<[], number>('SELECT version FROM api_keys_version WHERE id = 1').pluck();
+
+  return {
+    insert(record) {
+      return writes.run(() => {
+        insert.run({
+          id: record.id,
+          name: record.name,
+          plan: record.plan,
+          per_minute: record.limits?.perMinute ?? null,
+          per_day: record.limits?.perDay ?? null,
+          env: record.env,
+          prefix: record.prefix,
+          digest: record.digest,
+          created_at: record.createdAt,
+          revoked_at: record.revokedAt,
+        });
+        bump.run();
+      });
+    },
+    async list() {
+      return select.all().map((row) => ({
+        id: row.id,
+        name: row.name,
+        plan: row.plan,
+        limits:
+          row.per_minute === null || row.per_day === null
+            ? null
+            : { perMinute: row.per_minute, perDay: row.per_day },
+        env: row.env,
+        prefix: row.prefix,
+        digest: row.digest,
+        createdAt: row.created_at,
+        revokedAt: row.revoked_at,
+      }));
+    },
+    revoke(id, at) {
+      return writes.run(() => {
+        const changed = revoke.run(at, id).changes > 0;
+        if (changed) bump.run();
+        return changed;
+      });
+    },
+    async version() {
+      return version.get() as number;
+    },
+  };
 }
 
 /** The embedded storage: one SQLite file, writes group-committed. */
 export function createSqliteStorage(options: { file: string }): Storage {
   const db = openSqliteDatabase(options.file);
   const writes = new WriteQueue(db);
-  const selectCategories = db.prepare<[], CategoryRow>(
-    'SELECT id, name, description FROM categories ORDER BY id',
-  );
-  const insertCategory = db.prepare<[string, string | null], { id: number }>(
-    'INSERT INTO categories (name, description) VALUES (?, ?) RETURNING id',
-  );
   const ping = db.prepare('SELECT 1');
-
   return {
     kind: 'sqlite',
-    async listCategories() {
-      return selectCategories.all().map(toCategory);
-    },
-    createCategory(input: NewCategory) {
-      return writes.run(() => {
-        const { id } = insertCategory.get(input.name, input.description ?? null) as { id: number };
-        return input.description === undefined
-          ? { id, name: input.name }
-          : { id, name: input.name, description: input.description };
-      });
-    },
+    categories: sqliteCategories(db, writes),
+    apiKeys: sqliteApiKeys(db, writes),
     async ping() {
       ping.get();
     },
