@@ -6,6 +6,7 @@ import {
   BODY_LIMIT,
   handleClientError,
   JSON_CONTENT_TYPE,
+  notFound,
   type OperationHandlers,
   type RouteConfig,
   registerErrorHandling,
@@ -15,6 +16,7 @@ import {
   requestIdFor,
   sendError,
 } from '../http/index.js';
+import { type Authenticator, registerAuthentication } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
 import type { Storage } from '../storage/index.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
@@ -39,13 +41,15 @@ export interface AppDeps {
   logger: Logger;
   /** Closed by the app when it closes. */
   storage: Storage;
+  /** Started by the caller; stopped by the app when it closes. */
+  authenticator: Authenticator;
 }
 
 /**
  * Builds the HTTP app: plugins, routes, hooks and the error handler. It never listens; `startServer` does.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, logger, storage } = deps;
+  const { config, logger, storage, authenticator } = deps;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One log line per request was not proven cheap on the hot path (BENCHMARKS.md item 6); errors are logged.
@@ -93,11 +97,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     closing = true;
     done();
   });
-  app.addHook('onClose', () => storage.close());
+  app.addHook('onClose', async () => {
+    authenticator.stop();
+    await storage.close();
+  });
 
   const categories = createCategoryService({ storage });
   const handlers: OperationHandlers = { ...createCategoryHandlers({ categories }) };
-  await app.register(async (v1) => registerOperations(v1, handlers), { prefix: API_PREFIX });
+  await app.register(
+    async (v1) => {
+      registerAuthentication(v1, authenticator);
+      registerOperations(v1, handlers);
+      // Unknown paths under /v1 pass authentication too, so no answer there reveals what exists.
+      v1.setNotFoundHandler(notFound);
+    },
+    { prefix: API_PREFIX },
+  );
 
   const document = Buffer.from(JSON.stringify(buildOpenApiDocument({ servers: config.publicUrls })));
   app.get('/openapi.json', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(document));

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from '../config/index.js';
+import { KEYS_USAGE, keysCommand, UsageError } from './keys.js';
 import { serve } from './serve.js';
 
 const USAGE = `Usage: petstore <command>
@@ -8,22 +9,29 @@ Commands:
   serve        Start the HTTP API (the default). Configured by environment variables:
                PORT, HOST, DATABASE_URL, PETSTORE_ENV, PETSTORE_PRODUCTION_URL,
                PETSTORE_STAGING_URL, LOG_LEVEL (see README.md).
+  keys         Manage API keys (the same configuration as the server):
+${KEYS_USAGE.replace(/^/gm, '    ')}
   help         Show this message.
 `;
 
 /** Exit codes: 0 success, 1 failure at run time (including bad configuration), 2 wrong arguments. */
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
-  if (command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(USAGE);
-    return 0;
+  switch (command) {
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return 0;
+    case 'serve':
+      if (rest.length > 0) throw new UsageError(`serve takes no arguments: ${rest.join(' ')}`);
+      await serve(loadConfig());
+      return 0;
+    case 'keys':
+      return keysCommand(rest, loadConfig(), process.stdout);
+    default:
+      throw new UsageError(`unknown command: ${command}`);
   }
-  if (command !== 'serve' || rest.length > 0) {
-    process.stderr.write(`petstore: unknown command or argument: ${argv.join(' ')}\n\n${USAGE}`);
-    return 2;
-  }
-  await serve(loadConfig());
-  return 0;
 }
 
 main(process.argv.slice(2)).then(
@@ -31,6 +39,11 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`petstore: ${error.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+      return;
+    }
     const message = error instanceof ConfigError ? error.message : `petstore: ${(error as Error).message}`;
     process.stderr.write(`${message}\n`);
     process.exitCode = 1;

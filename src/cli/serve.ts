@@ -1,9 +1,33 @@
-import { startServer } from '../app/index.js';
+import { composeApp, startServer } from '../app/index.js';
 import type { Config } from '../config/index.js';
+import { createKeyManager } from '../keys/index.js';
 import { createLogger } from '../log/index.js';
-import { createStorage } from '../storage/index.js';
+import type { Storage } from '../storage/index.js';
 
-/** `petstore serve`: the composition root of the server process. Resolves when the server has stopped. */
+/**
+ * First start of the embedded default: with no key at all the API could not be used, so create one `pro`
+ * key and print it, once, on stdout (not through the logger, which never sees keys).
+ */
+async function createFirstKey(
+  config: Config,
+  storage: Storage,
+  out: NodeJS.WritableStream,
+): Promise<boolean> {
+  if (config.storage.kind !== 'sqlite' || !config.storage.isDefault) return false;
+  if ((await storage.apiKeys.list()).length > 0) return false;
+  const { record, key } = await createKeyManager({ storage, env: config.env }).create({
+    plan: 'pro',
+    name: 'first key',
+  });
+  out.write(
+    `\nCreated the first API key, ${record.id} (plan pro):\n\n  ${key}\n\n` +
+      'It will not be shown again: store it now. Send it as: Authorization: Bearer <key>\n' +
+      'More keys: npx petstore keys create --plan free|pro|business|enterprise\n\n',
+  );
+  return true;
+}
+
+/** `petstore serve`: starts the server and resolves once SIGTERM or SIGINT has drained it. */
 export async function serve(config: Config): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
   // Listen for signals before anything starts: a SIGTERM that arrives while the port is opening must still
@@ -12,9 +36,10 @@ export async function serve(config: Config): Promise<void> {
     process.on('SIGTERM', resolve);
     process.on('SIGINT', resolve);
   });
-  const storage = await createStorage(config.storage);
-  const server = await startServer({ config, logger, storage });
-  logger.info({ url: server.url, storage: storage.kind, env: config.env }, 'serving');
+  const deps = await composeApp(config, logger);
+  if (await createFirstKey(config, deps.storage, process.stdout)) await deps.authenticator.refresh();
+  const server = await startServer(deps);
+  logger.info({ url: server.url, storage: deps.storage.kind, env: config.env }, 'serving');
 
   const signal = await stopSignal;
   logger.info({ signal }, 'draining in-flight requests, then stopping');

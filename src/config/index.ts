@@ -46,7 +46,9 @@ const EnvSchema = Type.Object({
 
 type Env = Static<typeof EnvSchema>;
 
-export type StorageConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+export type StorageConfig =
+  /** `isDefault`: no DATABASE_URL was given, so this is the embedded default file. */
+  { kind: 'sqlite'; file: string; isDefault: boolean } | { kind: 'postgres'; url: string };
 
 export interface Config {
   port: number;
@@ -97,11 +99,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
 }
 
 function parseDatabaseUrl(url: string | undefined): StorageConfig {
-  if (url === undefined) return { kind: 'sqlite', file: DEFAULT_SQLITE_FILE };
+  if (url === undefined) return { kind: 'sqlite', file: DEFAULT_SQLITE_FILE, isDefault: true };
   if (url.startsWith('sqlite:')) {
     // Accept sqlite:/abs/path, sqlite:relative/path and sqlite:///abs/path.
     const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    return { kind: 'sqlite', file };
+    return { kind: 'sqlite', file, isDefault: false };
   }
   return { kind: 'postgres', url };
 }

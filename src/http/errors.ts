@@ -60,14 +60,17 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   return sendError(request, reply, 'internal_error', 'Internal server error');
 }
 
+/** The 404 answer for an unknown path. Long paths are not echoed whole. */
+export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split('?')[0] ?? '';
+  const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+  return sendError(request, reply, 'not_found', `No route ${request.method} ${shown}`);
+}
+
 /** Registers the error handler and the 404 answer for every unknown path. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
-    return sendError(request, reply, 'not_found', `No route ${request.method} ${shown}`);
-  });
+  app.setNotFoundHandler(notFound);
 }
 
 /**

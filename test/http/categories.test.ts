@@ -1,38 +1,38 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { call, postJson, startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const CATEGORIES = '/v1/categories';
 
 describe('categories over HTTP', () => {
   let server: TestServer;
-  let categories: string;
   before(async () => {
     server = await startTestServer();
-    categories = `${server.url}/v1/categories`;
   });
   after(() => server.close());
 
   test('an empty store lists an empty array', async () => {
-    const response = await call(categories);
+    const response = await server.call(CATEGORIES);
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
     assert.deepEqual(response.body, []);
   });
 
   test('create answers 201 with the assigned id, and the list holds it in ascending order', async () => {
-    const dog = await postJson(categories, { name: 'Dog', description: 'Domestic dogs' });
+    const dog = await server.post(CATEGORIES, { name: 'Dog', description: 'Domestic dogs' });
     assert.equal(dog.status, 201);
     const created = dog.body as { id: number; name: string; description: string };
     assert.ok(Number.isSafeInteger(created.id) && created.id > 0);
     assert.deepEqual(created, { id: created.id, name: 'Dog', description: 'Domestic dogs' });
 
-    const cat = await postJson(categories, { name: 'Cat' });
+    const cat = await server.post(CATEGORIES, { name: 'Cat' });
     assert.equal(cat.status, 201);
     const catBody = cat.body as { id: number };
     assert.ok(catBody.id > created.id, 'ids increase');
     assert.deepEqual(cat.body, { id: catBody.id, name: 'Cat' }, 'no description key when none was sent');
 
-    const list = await call(categories);
+    const list = await server.call(CATEGORIES);
     const rows = list.body as { id: number }[];
     assert.deepEqual(rows.slice(-2), [created, cat.body]);
     assert.deepEqual(
@@ -43,27 +43,27 @@ describe('categories over HTTP', () => {
 
   test('names are stored as given, limits are inclusive, and names need not be unique', async () => {
     for (const name of [' padded ', 'x', 'n'.repeat(100), '🐕 Hund', 'Dog']) {
-      const response = await postJson(categories, { name, description: 'd'.repeat(1000) });
+      const response = await server.post(CATEGORIES, { name, description: 'd'.repeat(1000) });
       assert.equal(response.status, 201, name);
       assert.equal((response.body as { name: string }).name, name);
     }
   });
 
   test('ETag and If-None-Match give 304 until a create changes the list', async () => {
-    const first = await call(categories);
+    const first = await server.call(CATEGORIES);
     const etag = first.headers.get('etag');
     assert.match(etag ?? '', /^"[A-Za-z0-9_-]+"$/, 'a strong ETag');
 
-    const again = await call(categories, { headers: { 'if-none-match': etag as string } });
+    const again = await server.call(CATEGORIES, { headers: { 'if-none-match': etag as string } });
     assert.equal(again.status, 304);
     assert.equal(again.text, '');
     assert.equal(again.headers.get('etag'), etag);
 
-    const weak = await call(categories, { headers: { 'if-none-match': `"other", W/${etag}` } });
+    const weak = await server.call(CATEGORIES, { headers: { 'if-none-match': `"other", W/${etag}` } });
     assert.equal(weak.status, 304, 'If-None-Match uses weak comparison over a list of tags');
 
-    await postJson(categories, { name: 'Rabbit' });
-    const changed = await call(categories, { headers: { 'if-none-match': etag as string } });
+    await server.post(CATEGORIES, { name: 'Rabbit' });
+    const changed = await server.call(CATEGORIES, { headers: { 'if-none-match': etag as string } });
     assert.equal(changed.status, 200);
     assert.notEqual(changed.headers.get('etag'), etag);
     assert.equal(
@@ -74,27 +74,27 @@ describe('categories over HTTP', () => {
   });
 
   test('API answers carry the security headers and a request id', async () => {
-    const response = await call(categories, { headers: { 'x-request-id': 'client-chosen-42' } });
+    const response = await server.call(CATEGORIES, { headers: { 'x-request-id': 'client-chosen-42' } });
     assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(response.headers.get('cache-control'), 'no-store');
     assert.equal(response.headers.get('x-request-id'), 'client-chosen-42');
     assert.equal(response.headers.get('x-powered-by'), null);
 
-    const insane = await call(categories, { headers: { 'x-request-id': 'has spaces and "quotes"' } });
+    const insane = await server.call(CATEGORIES, { headers: { 'x-request-id': 'has spaces and "quotes"' } });
     assert.match(insane.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, 'an unsafe id is replaced');
   });
 
   test('nothing of the API answers without the /v1 prefix', async () => {
     for (const path of ['/categories', '/v2/categories', '/V1/categories', '/v1/categories/']) {
-      const response = await call(`${server.url}${path}`);
+      const response = await server.call(path);
       assert.equal(response.status, 404, path);
       assert.equal((response.body as { code: string }).code, 'not_found');
     }
   });
 
   test('health and readiness answer without the prefix', async () => {
-    assert.deepEqual((await call(`${server.url}/healthz`)).body, { status: 'ok' });
-    const ready = await call(`${server.url}/readyz`);
+    assert.deepEqual((await server.call('/healthz')).body, { status: 'ok' });
+    const ready = await server.call('/readyz');
     assert.equal(ready.status, 200);
     assert.deepEqual(ready.body, { status: 'ready', checks: { storage: 'ok' } });
   });

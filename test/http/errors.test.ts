@@ -3,7 +3,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { assertError } from '../support/assertions.js';
-import { call, postJson, startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 
 /** Sends raw bytes and returns everything the server answers before it closes the connection. */
 function rawRequest(url: string, bytes: string): Promise<string> {
@@ -19,12 +19,12 @@ function rawRequest(url: string, bytes: string): Promise<string> {
   });
 }
 
+const CATEGORIES = '/v1/categories';
+
 describe('error answers', () => {
   let server: TestServer;
-  let categories: string;
   before(async () => {
     server = await startTestServer();
-    categories = `${server.url}/v1/categories`;
   });
   after(() => server.close());
 
@@ -45,7 +45,7 @@ describe('error answers', () => {
   ];
   for (const [label, body, message] of invalidBodies) {
     test(`400 validation_failed: ${label}`, async () => {
-      const response = await postJson(categories, body);
+      const response = await server.post(CATEGORIES, body);
       assertError(response, 400, 'validation_failed');
       assert.match((response.body as { message: string }).message, message);
     });
@@ -53,7 +53,7 @@ describe('error answers', () => {
 
   test('400 malformed_json for a body that is not JSON', async () => {
     for (const text of ['{"name":', '{name: "Dog"}', "{'name':'Dog'}", '{"name":"Dog"}}', '\u0000']) {
-      const response = await call(categories, {
+      const response = await server.call(CATEGORIES, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: text,
@@ -67,7 +67,7 @@ describe('error answers', () => {
       '{"name":"Dog","__proto__":{"polluted":true}}',
       '{"name":"Dog","constructor":{"prototype":{"polluted":true}}}',
     ]) {
-      const response = await call(categories, {
+      const response = await server.call(CATEGORIES, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: text,
@@ -78,13 +78,13 @@ describe('error answers', () => {
   });
 
   test('400 for an empty or absent body', async () => {
-    const empty = await call(categories, {
+    const empty = await server.call(CATEGORIES, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '',
     });
     assertError(empty, 400, 'validation_failed');
-    const absent = await call(categories, { method: 'POST' });
+    const absent = await server.call(CATEGORIES, { method: 'POST' });
     assertError(absent, 400, 'validation_failed');
   });
 
@@ -96,14 +96,14 @@ describe('error answers', () => {
       'application/xml',
       'application/json; charset=latin1',
     ]) {
-      const response = await call(categories, {
+      const response = await server.call(CATEGORIES, {
         method: 'POST',
         headers: { 'content-type': type },
         body: '{"name":"Dog"}',
       });
       assertError(response, 415, 'unsupported_media_type');
     }
-    const withCharset = await call(categories, {
+    const withCharset = await server.call(CATEGORIES, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=UTF-8' },
       body: '{"name":"Charset"}',
@@ -112,11 +112,11 @@ describe('error answers', () => {
   });
 
   test('413 for a body over 16 KiB; 16 KiB itself is read', async () => {
-    const tooLarge = await postJson(categories, { name: 'Dog', description: 'd'.repeat(16 * 1024) });
+    const tooLarge = await server.post(CATEGORIES, { name: 'Dog', description: 'd'.repeat(16 * 1024) });
     assertError(tooLarge, 413, 'payload_too_large');
     const padded = `{"name":"Exactly16KiB"${' '.repeat(16 * 1024 - 23)}}`;
     assert.equal(Buffer.byteLength(padded), 16 * 1024);
-    const atLimit = await call(categories, {
+    const atLimit = await server.call(CATEGORIES, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: padded,
@@ -126,18 +126,18 @@ describe('error answers', () => {
 
   test('405 with Allow for other methods on a documented path', async () => {
     for (const method of ['PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
-      const response = await call(categories, { method });
+      const response = await server.call(CATEGORIES, { method });
       assertError(response, 405, 'method_not_allowed');
       assert.equal(response.headers.get('allow'), 'GET, POST');
     }
-    const head = await call(categories, { method: 'HEAD' });
+    const head = await server.call(CATEGORIES, { method: 'HEAD' });
     assert.equal(head.status, 405);
     assert.equal(head.headers.get('allow'), 'GET, POST');
   });
 
   test('404 not_found for unknown paths, with the Error body', async () => {
     for (const path of ['/', '/v1', '/v1/nothing', '/v1/categories/1', `/v1/${'x'.repeat(5000)}`]) {
-      const response = await call(`${server.url}${path}`);
+      const response = await server.call(path);
       assertError(response, 404, 'not_found');
       assert.ok(
         (response.body as { message: string }).message.length < 300,

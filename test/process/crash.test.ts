@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { type ServerProcess, spawnServer } from '../support/process.js';
+import { createUnlimitedKey, type ServerProcess, spawnServer } from '../support/process.js';
 import { sleep, within } from '../support/raw-http.js';
 import { tempDir } from '../support/server.js';
 
@@ -41,6 +41,7 @@ interface LoadResult {
  */
 async function createUntilKilled(
   url: string,
+  key: string,
   cycle: number,
   stopped: () => boolean,
   acknowledged: Map<number, string>,
@@ -56,7 +57,7 @@ async function createUntilKilled(
       try {
         const response = await fetch(`${url}/v1/categories`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
           body: JSON.stringify({ name }),
         });
         status = response.status;
@@ -99,8 +100,13 @@ function lostOrChanged(acknowledged: Map<number, string>, stored: Map<number, st
 }
 
 /** Asserts that the running server lists every acknowledged category, under its id, with its name. */
-async function assertServedAll(url: string, acknowledged: Map<number, string>, when: string): Promise<void> {
-  const response = await fetch(`${url}/v1/categories`);
+async function assertServedAll(
+  url: string,
+  key: string,
+  acknowledged: Map<number, string>,
+  when: string,
+): Promise<void> {
+  const response = await fetch(`${url}/v1/categories`, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(response.status, 200, when);
   const list = (await response.json()) as { id: number; name: string }[];
   const served = new Map(list.map((category) => [category.id, category.name]));
@@ -138,6 +144,7 @@ test('SIGKILL under concurrent creates never loses an acknowledged category nor 
   const { dir, remove } = tempDir('petstore-crash-');
   const file = path.join(dir, 'petstore.db');
   const env = { DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info' };
+  const key = await createUnlimitedKey(env);
   let server: ServerProcess | undefined;
   t.after(async () => {
     // A failed assertion must not leave a server running or the directory behind.
@@ -153,10 +160,10 @@ test('SIGKILL under concurrent creates never loses an acknowledged category nor 
   for (let cycle = 0; cycle < CYCLES; cycle += 1) {
     const current = await spawnServer(env);
     server = current;
-    await assertServedAll(current.url, acknowledged, `after restart ${cycle}`);
+    await assertServedAll(current.url, key, acknowledged, `after restart ${cycle}`);
 
     let stopped = false;
-    const load = createUntilKilled(current.url, cycle, () => stopped, acknowledged);
+    const load = createUntilKilled(current.url, key, cycle, () => stopped, acknowledged);
     await sleep(KILL_AFTER_MS.min + Math.floor(random() * (KILL_AFTER_MS.max - KILL_AFTER_MS.min)));
     // Flag first: every request failing from now on failed because of the kill.
     stopped = true;
@@ -183,7 +190,7 @@ test('SIGKILL under concurrent creates never loses an acknowledged category nor 
   // One last start on the crashed file, then a clean stop, which must leave a sound file too.
   const last = await spawnServer(env);
   server = last;
-  await assertServedAll(last.url, acknowledged, 'after the last restart');
+  await assertServedAll(last.url, key, acknowledged, 'after the last restart');
   last.child.kill('SIGTERM');
   assert.deepEqual(await within(last.exited, 10_000), { code: 0, signal: null }, last.output.join('\n'));
   assertFileSound(file, acknowledged, 'after the clean stop');

@@ -25,7 +25,7 @@ async function serve(t: TestContext): Promise<{ server: ServerProcess; file: str
     }
     remove();
   });
-  server = await spawnServer({ DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info' });
+  server = await spawnServer({ DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info' }, { withKey: true });
   return { server, file };
 }
 
@@ -107,7 +107,7 @@ describe('SIGTERM', () => {
       connections.map((connection, i) => {
         const body = bodies[i] as string;
         return connection.write(
-          'POST /v1/categories HTTP/1.1\r\nHost: petstore.test\r\nContent-Type: application/json\r\n' +
+          `POST /v1/categories HTTP/1.1\r\nHost: petstore.test\r\n${server.authorization}Content-Type: application/json\r\n` +
             `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n` +
             body.slice(0, body.length / 2),
         );
@@ -168,7 +168,9 @@ describe('SIGTERM', () => {
     const { server } = await serve(t);
     const connections = await Promise.all(Array.from({ length: 10 }, () => RawConnection.open(server.url)));
     for (const connection of connections) {
-      await connection.write('GET /v1/categories HTTP/1.1\r\nHost: petstore.test\r\n\r\n');
+      await connection.write(
+        `GET /v1/categories HTTP/1.1\r\nHost: petstore.test\r\n${server.authorization}\r\n`,
+      );
       const answer = await connection.readResponse();
       assert.equal(answer.status, 200);
       // The premise of the test: the server means to keep these connections open (for 65 s).

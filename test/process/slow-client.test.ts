@@ -43,10 +43,10 @@ describe('slow clients', { concurrency: true }, () => {
   before(async () => {
     const dir = tempDir('petstore-slow-');
     remove = dir.remove;
-    server = await spawnServer({
-      DATABASE_URL: `sqlite:${path.join(dir.dir, 'petstore.db')}`,
-      LOG_LEVEL: 'info',
-    });
+    server = await spawnServer(
+      { DATABASE_URL: `sqlite:${path.join(dir.dir, 'petstore.db')}`, LOG_LEVEL: 'info' },
+      { withKey: true },
+    );
   });
 
   after(async () => {
@@ -78,7 +78,7 @@ describe('slow clients', { concurrency: true }, () => {
   test('a client that sends its body one byte every 2 s is cut off within 15 s', async (t) => {
     const connection = await RawConnection.open(server.url);
     await connection.write(
-      'POST /v1/categories HTTP/1.1\r\nHost: petstore.test\r\nContent-Type: application/json\r\n' +
+      `POST /v1/categories HTTP/1.1\r\nHost: petstore.test\r\n${server.authorization}Content-Type: application/json\r\n` +
         'Content-Length: 100\r\n\r\n{',
     );
     // Spaces keep the body valid JSON so far; at one byte per 2 s, the 100 bytes would take over 3 minutes.
@@ -99,7 +99,9 @@ describe('slow clients', { concurrency: true }, () => {
   test('an idle keep-alive connection still serves a request sent 12 s later', async () => {
     const connection = await RawConnection.open(server.url);
     try {
-      await connection.write('GET /v1/categories HTTP/1.1\r\nHost: petstore.test\r\n\r\n');
+      await connection.write(
+        `GET /v1/categories HTTP/1.1\r\nHost: petstore.test\r\n${server.authorization}\r\n`,
+      );
       const first = await connection.readResponse();
       assert.equal(first.status, 200);
       assert.equal(first.headers.connection, 'keep-alive');
@@ -112,7 +114,9 @@ describe('slow clients', { concurrency: true }, () => {
         false,
         'the server closed the idle keep-alive connection within 12 s',
       );
-      await connection.write('GET /v1/categories HTTP/1.1\r\nHost: petstore.test\r\n\r\n');
+      await connection.write(
+        `GET /v1/categories HTTP/1.1\r\nHost: petstore.test\r\n${server.authorization}\r\n`,
+      );
       const second = await connection.readResponse();
       assert.equal(second.status, 200, second.body);
       assert.ok(Array.isArray(JSON.parse(second.body)), second.body);

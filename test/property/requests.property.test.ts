@@ -80,6 +80,12 @@ const requestWith = (method: fc.Arbitrary<string>) =>
     body,
     ifNoneMatch: fc.option(headerValue, { nil: undefined }),
     requestId: fc.option(headerValue, { nil: undefined }),
+    // Mostly the valid key, so that the generated bodies reach validation and storage.
+    authorization: fc.oneof(
+      { weight: 8, arbitrary: fc.constant('valid') },
+      { weight: 1, arbitrary: fc.constantFrom(undefined, '', 'Bearer', 'Basic eDp5', 'Bearer ps_live_x') },
+      { weight: 1, arbitrary: headerValue },
+    ),
   });
 
 /** Each operation gets its own runs, and the other methods on its path get theirs. */
@@ -104,6 +110,8 @@ describe('generated requests to every operation', () => {
       await fc.assert(
         fc.asyncProperty(requestWith(methods), async (generated) => {
           const headers: Record<string, string> = {};
+          if (generated.authorization === 'valid') headers.authorization = `Bearer ${server.key}`;
+          else if (generated.authorization !== undefined) headers.authorization = generated.authorization;
           if (generated.contentType !== undefined) headers['content-type'] = generated.contentType;
           if (generated.ifNoneMatch !== undefined) headers['if-none-match'] = generated.ifNoneMatch;
           if (generated.requestId !== undefined) headers['x-request-id'] = generated.requestId;

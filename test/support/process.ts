@@ -12,6 +12,8 @@ export interface ServerProcess {
   url: string;
   /** Every line the process wrote to stdout and stderr so far. */
   output: string[];
+  /** With `withKey`: an `Authorization: Bearer <key>\r\n` header line of an unlimited key, else ''. */
+  authorization: string;
   /** Resolves with the exit code (or signal) once the process has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -19,8 +21,14 @@ export interface ServerProcess {
 /**
  * Spawns `petstore serve` as its own process on port 0 and waits for the line that says where it listens.
  */
-export async function spawnServer(env: Record<string, string>, timeoutMs = 15_000): Promise<ServerProcess> {
+export async function spawnServer(
+  env: Record<string, string>,
+  options: { cwd?: string; timeoutMs?: number; withKey?: boolean } = {},
+): Promise<ServerProcess> {
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const authorization = options.withKey ? `Authorization: Bearer ${await createUnlimitedKey(env)}\r\n` : '';
   const child = spawn(process.execPath, [CLI, 'serve'], {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -48,7 +56,7 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = 15_00
       reject(new Error(`server exited before listening:\n${output.join('\n')}`));
     });
   });
-  return { child, url, output, exited };
+  return { child, url, output, authorization, exited };
 }
 
 /** Runs the CLI to completion and returns its exit code and output. */
@@ -70,4 +78,27 @@ export async function runCli(
   });
   const [code] = await once(child, 'exit');
   return { code: code as number | null, stdout, stderr };
+}
+
+/**
+ * Creates a key with `petstore keys create` in the store `env` names, with limits far above any test's
+ * load, so process tests measure the server rather than the rate limiter.
+ */
+export async function createUnlimitedKey(env: Record<string, string>): Promise<string> {
+  const result = await runCli(
+    [
+      'keys',
+      'create',
+      '--plan',
+      'enterprise',
+      '--per-minute',
+      '1000000000',
+      '--per-day',
+      '1000000000',
+      '--json',
+    ],
+    env,
+  );
+  if (result.code !== 0) throw new Error(`keys create failed: ${result.stderr}`);
+  return (JSON.parse(result.stdout) as { key: string }).key;
 }

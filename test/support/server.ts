@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { type RunningServer, startServer } from '../../src/app/index.js';
+import { type AppDeps, composeApp, type RunningServer, startServer } from '../../src/app/index.js';
 import { loadConfig } from '../../src/config/index.js';
+import { type CreateKeyInput, createKeyManager } from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
-import { createStorage } from '../../src/storage/index.js';
 
 export interface TestServer {
   url: string;
@@ -14,7 +14,26 @@ export interface TestServer {
   /** Every log line the server wrote. */
   logs: string[];
   server: RunningServer;
+  deps: AppDeps;
+  /** A valid `pro` key, created at start. */
+  key: string;
+  /** Every key created through `createKey`, to check none leaks. */
+  issuedKeys: string[];
+  /** Creates a key in the server's store and makes the running server see it at once. */
+  createKey(input: CreateKeyInput): Promise<{ id: string; key: string }>;
+  /** Revokes a key and makes the running server see it at once. */
+  revokeKey(id: string): Promise<void>;
+  /** A request to a path of this server, with `Authorization: Bearer <key>` unless headers say otherwise. */
+  call(pathAndQuery: string, init?: RequestInitLike): Promise<JsonResponse>;
+  /** POSTs a JSON body with the key. */
+  post(pathAndQuery: string, body: unknown, headers?: Record<string, string>): Promise<JsonResponse>;
   close(): Promise<void>;
+}
+
+export interface RequestInitLike {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
 }
 
 /** A fresh temporary directory, removed by the returned function. */
@@ -24,8 +43,8 @@ export function tempDir(prefix = 'petstore-test-'): { dir: string; remove: () =>
 }
 
 /**
- * Starts the real service in this process on port 0 with a new SQLite file, exactly as `petstore serve`
- * composes it, capturing its JSON log lines.
+ * Starts the real service in this process on port 0 with a new SQLite file, composed exactly as
+ * `petstore serve` composes it, capturing its JSON log lines.
  */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const { dir, remove } = tempDir();
@@ -39,13 +58,45 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
   });
   const logger = createLogger({ level: config.logLevel, destination });
-  const storage = await createStorage(config.storage);
-  const server = await startServer({ config, logger, storage });
+  const deps = await composeApp(config, logger);
+  const server = await startServer(deps);
+  const manager = createKeyManager({ storage: deps.storage, env: config.env });
+  const issuedKeys: string[] = [];
+
+  async function createKey(input: CreateKeyInput) {
+    const { record, key } = await manager.create(input);
+    issuedKeys.push(key);
+    await deps.authenticator.refresh();
+    return { id: record.id, key };
+  }
+  const { key } = await createKey({ plan: 'pro', name: 'test' });
+
+  const call = (pathAndQuery: string, init: RequestInitLike = {}) =>
+    request(`${server.url}${pathAndQuery}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, ...init.headers },
+    });
+
   return {
     url: server.url,
     file,
     logs,
     server,
+    deps,
+    key,
+    issuedKeys,
+    createKey,
+    async revokeKey(id) {
+      await manager.revoke(id);
+      await deps.authenticator.refresh();
+    },
+    call,
+    post: (pathAndQuery, body, headers = {}) =>
+      call(pathAndQuery, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      }),
     async close() {
       await server.close();
       remove();
@@ -62,10 +113,7 @@ export interface JsonResponse {
 }
 
 /** Sends a request and reads the whole answer. */
-export async function call(
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
-): Promise<JsonResponse> {
+export async function request(url: string, init: RequestInitLike = {}): Promise<JsonResponse> {
   const response = await fetch(url, init as RequestInit);
   const text = await response.text();
   let body: unknown;
@@ -75,17 +123,4 @@ export async function call(
     body = undefined;
   }
   return { status: response.status, headers: response.headers, text, body };
-}
-
-/** POSTs a JSON body. */
-export function postJson(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<JsonResponse> {
-  return call(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
 }

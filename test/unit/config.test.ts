@@ -9,7 +9,7 @@ describe('configuration', () => {
       port: 8080,
       host: '127.0.0.1',
       env: 'production',
-      storage: { kind: 'sqlite', file: 'data/petstore.db' },
+      storage: { kind: 'sqlite', file: 'data/petstore.db', isDefault: true },
       publicUrls: {
         production: 'https://api.petstore.example/v1',
         staging: 'https://staging.api.petstore.example/v1',
@@ -29,14 +29,16 @@ describe('configuration', () => {
     assert.equal(config.port, 0);
     assert.equal(config.host, '0.0.0.0');
     assert.equal(config.env, 'staging');
-    assert.deepEqual(config.storage, { kind: 'sqlite', file: '/tmp/x.db' });
+    assert.deepEqual(config.storage, { kind: 'sqlite', file: '/tmp/x.db', isDefault: false });
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:///var/db/p.db' }).storage, {
       kind: 'sqlite',
       file: '/var/db/p.db',
+      isDefault: false,
     });
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:rel/p.db' }).storage, {
       kind: 'sqlite',
       file: 'rel/p.db',
+      isDefault: false,
     });
     assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).storage, {
       kind: 'postgres',

@@ -1,0 +1,78 @@
+import type { Logger } from '../log/index.js';
+import type { ApiKeyRecord, Environment, Storage } from '../storage/index.js';
+import { keyDigest, keyEnvironment } from './format.js';
+
+/** How often a server checks whether keys were created or revoked (DESIGN.md: effective within 5 s). */
+export const KEY_REFRESH_MS = 1_000;
+
+export type Authentication =
+  | { ok: true; key: ApiKeyRecord }
+  | { ok: false; reason: 'malformed' | 'other_environment' | 'unknown' };
+
+export interface Authenticator {
+  /** Looks a presented key up in memory: no I/O on the request path. */
+  authenticate(token: string): Authentication;
+  /** Loads the keys, then keeps them current until `stop`. */
+  start(): Promise<void>;
+  /** Rereads the keys now if they changed. */
+  refresh(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * The server's side of API keys: the digests of every active key of this environment, held in memory and
+ * refreshed when the stored version changes, so a key created or revoked by the CLI (or another instance)
+ * takes effect within `refreshMs` plus one read.
+ */
+export function createAuthenticator(deps: {
+  storage: Storage;
+  env: Environment;
+  logger: Logger;
+  refreshMs?: number;
+}): Authenticator {
+  const { storage, env, logger } = deps;
+  let active = new Map<string, ApiKeyRecord>();
+  let loadedVersion = -1;
+  let timer: NodeJS.Timeout | undefined;
+  let refreshing: Promise<void> | undefined;
+
+  async function reload(): Promise<void> {
+    const version = await storage.apiKeys.version();
+    if (version === loadedVersion) return;
+    const next = new Map<string, ApiKeyRecord>();
+    for (const record of await storage.apiKeys.list()) {
+      if (record.revokedAt === null && record.env === env) next.set(record.digest, record);
+    }
+    active = next;
+    loadedVersion = version;
+  }
+
+  const refresh = (): Promise<void> => {
+    refreshing ??= reload().finally(() => {
+      refreshing = undefined;
+    });
+    return refreshing;
+  };
+
+  return {
+    authenticate(token) {
+      // Format and checksum first: invented or mistyped keys cost no hashing and no lookup.
+      const keyEnv = keyEnvironment(token);
+      if (keyEnv === undefined) return { ok: false, reason: 'malformed' };
+      if (keyEnv !== env) return { ok: false, reason: 'other_environment' };
+      const key = active.get(keyDigest(token));
+      return key === undefined ? { ok: false, reason: 'unknown' } : { ok: true, key };
+    },
+    async start() {
+      await refresh();
+      timer = setInterval(() => {
+        refresh().catch((error: unknown) => logger.warn({ err: error }, 'could not refresh API keys'));
+      }, deps.refreshMs ?? KEY_REFRESH_MS);
+      timer.unref();
+    },
+    refresh,
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { assertError } from '../support/assertions.js';
+import { type ProtectedRoute, protectedRoutes, securitySuite } from '../support/security.js';
+import { request, startTestServer, type TestServer } from '../support/server.js';
+
+describe('bearer authentication', () => {
+  let server: TestServer;
+  let routes: ProtectedRoute[];
+  before(async () => {
+    server = await startTestServer();
+    routes = await protectedRoutes(server);
+  });
+  after(() => server.close());
+
+  securitySuite(
+    () => server,
+    () => routes,
+  );
+
+  test('the scheme word is case-insensitive', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
+      const response = await server.call('/v1/categories', {
+        headers: { authorization: `${scheme} ${server.key}` },
+      });
+      assert.equal(response.status, 200, scheme);
+    }
+  });
+
+  test('a key in the query string is ignored', async () => {
+    for (const query of [`api_key=${server.key}`, `access_token=${server.key}`, `key=${server.key}`]) {
+      const response = await request(`${server.url}/v1/categories?${query}`);
+      assertError(response, 401, 'missing_api_key');
+    }
+  });
+
+  test('unknown /v1 paths are authenticated first, so they reveal nothing to strangers', async () => {
+    assertError(await request(`${server.url}/v1/secret-admin`), 401, 'missing_api_key');
+    assertError(await server.call('/v1/secret-admin'), 404, 'not_found');
+  });
+
+  test('the reference and health endpoints need no key', async () => {
+    for (const path of ['/openapi.json', '/healthz', '/readyz']) {
+      const response = await request(`${server.url}${path}`);
+      assert.equal(response.status, 200, path);
+    }
+  });
+
+  test('a staging server accepts staging keys and refuses production keys', async () => {
+    const staging = await startTestServer({ PETSTORE_ENV: 'staging' });
+    try {
+      assert.match(staging.key, /^ps_test_/);
+      assert.equal((await staging.call('/v1/categories')).status, 200);
+      const live = await request(`${staging.url}/v1/categories`, {
+        headers: { authorization: `Bearer ${server.key}` },
+      });
+      assertError(live, 401, 'invalid_api_key');
+    } finally {
+      await staging.close();
+    }
+  });
+
+  test('the document declares bearerAuth and 401 on every operation', async () => {
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security: unknown; responses: Record<string, unknown> }>>;
+    };
+    for (const item of Object.values(document.paths)) {
+      for (const operation of Object.values(item)) {
+        assert.deepEqual(operation.security, [{ bearerAuth: [] }]);
+        assert.ok(operation.responses['401']);
+      }
+    }
+  });
+
+  test('after all of that, no issued key is in the log or the SQLite files', () => {
+    assert.ok(server.issuedKeys.length >= 2);
+    assert.ok(server.logs.length > 0);
+    const logs = server.logs.join('\n');
+    const files = ['', '-wal']
+      .map((suffix) => {
+        try {
+          return readFileSync(`${server.file}${suffix}`).toString('latin1');
+        } catch {
+          return '';
+        }
+      })
+      .join('\n');
+    for (const key of server.issuedKeys) {
+      assert.ok(!logs.includes(key) && !files.includes(key) && !files.includes(key.slice(12)));
+    }
+  });
+});

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { generateKey } from '../../src/keys/index.js';
+import { assertError } from './assertions.js';
+import type { JsonResponse, TestServer } from './server.js';
+
+export interface ProtectedRoute {
+  method: string;
+  /** A concrete path, path parameters filled in. */
+  path: string;
+  /** A valid body for the route, if it takes one. */
+  body?: unknown;
+}
+
+/** Every operation of the served OpenAPI document, as a concrete request: new operations join by themselves. */
+export async function protectedRoutes(server: TestServer): Promise<ProtectedRoute[]> {
+  const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => ({
+      method: method.toUpperCase(),
+      path: `/v1${path.replace(/\{\w+\}/g, '1')}`,
+      ...(method === 'post' ? { body: { name: 'Security' } } : {}),
+    })),
+  );
+}
+
+/** Changes the last random character of a key so that its checksum no longer matches. */
+export function breakChecksum(key: string): string {
+  const index = key.length - 7;
+  const replacement = key[index] === 'A' ? 'B' : 'A';
+  return key.slice(0, index) + replacement + key.slice(index + 1);
+}
+
+type Credential = (server: TestServer) => Promise<Record<string, string>>;
+
+/** The cases every protected route must refuse with 401, and the code each must give. */
+export const REFUSED_CREDENTIALS: [string, 'missing_api_key' | 'invalid_api_key', Credential][] = [
+  ['no key', 'missing_api_key', async () => ({ authorization: '' })],
+  ['another scheme', 'missing_api_key', async (server) => ({ authorization: `Basic ${server.key}` })],
+  ['an empty bearer token', 'missing_api_key', async () => ({ authorization: 'Bearer ' })],
+  ['a malformed key', 'invalid_api_key', async () => ({ authorization: 'Bearer not-a-key' })],
+  [
+    'a bad checksum',
+    'invalid_api_key',
+    async (server) => ({ authorization: `Bearer ${breakChecksum(server.key)}` }),
+  ],
+  [
+    'an unknown key',
+    'invalid_api_key',
+    async () => ({ authorization: `Bearer ${generateKey('production')}` }),
+  ],
+  [
+    'a revoked key',
+    'invalid_api_key',
+    async (server) => {
+      const { id, key } = await server.createKey({ plan: 'free', name: 'to revoke' });
+      await server.revokeKey(id);
+      return { authorization: `Bearer ${key}` };
+    },
+  ],
+  [
+    'a staging key on production',
+    'invalid_api_key',
+    async () => ({ authorization: `Bearer ${generateKey('staging')}` }),
+  ],
+];
+
+function send(
+  server: TestServer,
+  route: ProtectedRoute,
+  headers: Record<string, string>,
+): Promise<JsonResponse> {
+  const withBody = route.body !== undefined;
+  return server.call(route.path, {
+    method: route.method,
+    headers: { ...(withBody ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(withBody ? { body: JSON.stringify(route.body) } : {}),
+  });
+}
+
+/**
+ * The shared security suite: registers, for every protected route, one test per refused credential, each
+ * expecting 401 with the Error body and the RFC 6750 challenge, and one test that the valid key passes.
+ */
+export function securitySuite(getServer: () => TestServer, routes: () => ProtectedRoute[]): void {
+  test('every protected route refuses every bad credential with 401 and a challenge', async (t) => {
+    const server = getServer();
+    assert.ok(routes().length > 0);
+    for (const route of routes()) {
+      for (const [label, code, credential] of REFUSED_CREDENTIALS) {
+        await t.test(`${route.method} ${route.path}: ${label}`, async () => {
+          const response = await send(server, route, await credential(server));
+          assertError(response, 401, code);
+          assert.equal(
+            response.headers.get('www-authenticate'),
+            code === 'missing_api_key'
+              ? 'Bearer realm="petstore"'
+              : 'Bearer realm="petstore", error="invalid_token"',
+          );
+        });
+      }
+      await t.test(`${route.method} ${route.path}: the valid key passes`, async () => {
+        const response = await send(server, route, {});
+        assert.ok(response.status < 400, `${response.status} ${response.text}`);
+      });
+    }
+  });
+}
