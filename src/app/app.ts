@@ -16,8 +16,9 @@ import {
   requestIdFor,
   sendError,
 } from '../http/index.js';
-import { type Authenticator, registerAuthentication } from '../keys/index.js';
+import { type Authenticator, identifyCaller, requireApiKey } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
+import { type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
 import type { Storage } from '../storage/index.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
 
@@ -43,13 +44,14 @@ export interface AppDeps {
   storage: Storage;
   /** Started by the caller; stopped by the app when it closes. */
   authenticator: Authenticator;
+  limiter: RateLimiter;
 }
 
 /**
  * Builds the HTTP app: plugins, routes, hooks and the error handler. It never listens; `startServer` does.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, logger, storage, authenticator } = deps;
+  const { config, logger, storage, authenticator, limiter } = deps;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One log line per request was not proven cheap on the hot path (BENCHMARKS.md item 6); errors are logged.
@@ -69,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       connectionsCheckingInterval: HTTP_TIMEOUTS.checkInterval,
     },
     routerOptions: { maxParamLength: 100 },
+    trustProxy: config.trustProxy,
   });
 
   registerValidators(app);
@@ -99,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => {
     authenticator.stop();
+    await limiter.close();
     await storage.close();
   });
 
@@ -106,15 +110,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const handlers: OperationHandlers = { ...createCategoryHandlers({ categories }) };
   await app.register(
     async (v1) => {
-      registerAuthentication(v1, authenticator);
+      // In this order: every /v1 request is identified, counted (by key, or by address for strangers) and
+      // given rate-limit headers before anything can answer it, 401 and 404 included.
+      identifyCaller(v1, authenticator);
+      registerRateLimit(v1, limiter);
+      requireApiKey(v1);
       registerOperations(v1, handlers);
-      // Unknown paths under /v1 pass authentication too, so no answer there reveals what exists.
+      // Unknown paths under /v1 pass the same hooks, so no answer there reveals what exists to strangers.
       v1.setNotFoundHandler(notFound);
     },
     { prefix: API_PREFIX },
   );
 
-  const document = Buffer.from(JSON.stringify(buildOpenApiDocument({ servers: config.publicUrls })));
+  const document = Buffer.from(
+    JSON.stringify(buildOpenApiDocument({ servers: config.publicUrls, rateLimit: config.rateLimit })),
+  );
   app.get('/openapi.json', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(document));
   app.get('/healthz', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send('{"status":"ok"}'));
   app.get('/readyz', async (request, reply) => {

@@ -1,4 +1,4 @@
 export { type AppDeps, buildApp, type ServedRoute } from './app.js';
-export { composeApp } from './compose.js';
+export { type ComposeOptions, composeApp } from './compose.js';
 export { type RunningServer, startServer } from './server.js';
 export { HTTP_TIMEOUTS } from './timeouts.js';

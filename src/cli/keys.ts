@@ -8,6 +8,7 @@ export const KEYS_USAGE = `Usage:
                        [--per-minute N --per-day N] [--json]
   petstore keys list [--json]
   petstore keys revoke <id>
+  petstore keys unban <id>
 
 Enterprise keys need both --per-minute and --per-day; other plans use their plan's limits.
 The key is printed once, at creation: only its digest is stored.`;
@@ -119,16 +120,21 @@ export async function keysCommand(
         }
         return 0;
       }
-      case 'revoke': {
+      case 'revoke':
+      case 'unban': {
         const [id, ...extra] = positionals;
         if (id === undefined || extra.length > 0 || Object.keys(values).length > 0) {
-          throw new UsageError('keys revoke takes exactly one key id');
+          throw new UsageError(`keys ${action} takes exactly one key id`);
         }
-        if (!(await keys.revoke(id))) {
+        if (!(await (action === 'revoke' ? keys.revoke(id) : keys.unban(id)))) {
           process.stderr.write(`petstore: no API key has the id ${id}\n`);
           return 1;
         }
-        out.write(`Revoked ${id}. Servers refuse it within 5 seconds.\n`);
+        out.write(
+          action === 'revoke'
+            ? `Revoked ${id}. Servers refuse it within 5 seconds.\n`
+            : `Lifted any ban of ${id}. Servers admit it again within 5 seconds.\n`,
+        );
         return 0;
       }
       default:

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import type { RateLimitPolicy } from '../ratelimit/policy.js';
+import { type ConfigFile, rateLimitPolicy, readConfigFile } from './file.js';
 
 /**
  * The environment variables the service reads (DESIGN.md section 2). This is the only place that reads
@@ -38,6 +40,15 @@ const EnvSchema = Type.Object({
     default: 'https://staging.api.petstore.example/v1',
     description: 'an http(s) URL ending in /v1',
   }),
+  PETSTORE_CONFIG: Type.Optional(
+    Type.String({ minLength: 1, description: 'the path of a JSON config file' }),
+  ),
+  TRUST_PROXY: Type.Optional(
+    Type.String({
+      pattern: '^(true|false|[0-9a-fA-F:.,/ ]+)$',
+      description: 'true, false, or a comma-separated list of proxy addresses or CIDRs',
+    }),
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
@@ -57,6 +68,12 @@ export interface Config {
   storage: StorageConfig;
   publicUrls: { production: string; staging: string };
   logLevel: string;
+  rateLimit: RateLimitPolicy;
+  /**
+   * Whether `X-Forwarded-For` is believed for the client address (Fastify's `trustProxy`): only behind a
+   * proxy that sets it, or anyone could pick the address their anonymous requests are counted under.
+   */
+  trustProxy: boolean | string[];
 }
 
 /** A configuration value that cannot be used; its message names the variable. */
@@ -84,6 +101,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     const expected = EnvSchema.properties[name as keyof Env]?.description ?? error.message;
     return `${name} must be ${expected} (got ${JSON.stringify(known[name])})`;
   });
+  const configFile = known.PETSTORE_CONFIG;
+  let file: ConfigFile = {};
+  if (configFile !== undefined) {
+    const read = readConfigFile(configFile);
+    problems.push(...read.problems);
+    file = read.value;
+  }
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
@@ -95,7 +119,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     storage: parseDatabaseUrl(env.DATABASE_URL),
     publicUrls: { production: env.PETSTORE_PRODUCTION_URL, staging: env.PETSTORE_STAGING_URL },
     logLevel: env.LOG_LEVEL,
+    rateLimit: rateLimitPolicy(file),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
+}
+
+function parseTrustProxy(value: string | undefined): boolean | string[] {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
 }
 
 function parseDatabaseUrl(url: string | undefined): StorageConfig {

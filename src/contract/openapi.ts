@@ -1,4 +1,5 @@
 import { ERROR_CODES, ERROR_MEANING, ERROR_STATUS } from '../errors/index.js';
+import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import { COMMON_ERRORS, type ErrorStatus, OPERATIONS, type Operation } from './operations.js';
 import { SCHEMAS } from './schemas.js';
 
@@ -10,6 +11,8 @@ export const API_PREFIX = '/v1';
 
 export interface DocumentOptions {
   servers: { production: string; staging: string };
+  /** The limits in force, for the document's rate-limit table. */
+  rateLimit: RateLimitPolicy;
 }
 
 type Json = Record<string, unknown>;
@@ -41,7 +44,13 @@ function errorTable(): string {
   return ['| code | status | meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
-const DESCRIPTION = `A pet store HTTP API with JSON bodies.
+const count = (value: number) => value.toLocaleString('en-US');
+
+function description(policy: RateLimitPolicy): string {
+  const { plans, anonymous, ban } = policy;
+  const row = (plan: string, limits: { perMinute: number; perDay: number }) =>
+    `| ${plan} | ${count(limits.perMinute)} | ${count(limits.perDay)} |`;
+  return `A pet store HTTP API with JSON bodies.
 
 ## Authentication
 Every operation requires an API key sent as a bearer token: \`Authorization: Bearer <API_KEY>\`.
@@ -53,13 +62,50 @@ and \`code\` is one of:
 
 ${errorTable()}
 
-Every response carries \`X-Request-Id\`; quote it when you report a problem.`;
+Every response carries \`X-Request-Id\`; quote it when you report a problem.
+
+## Rate limits
+Each API key may send a number of requests per UTC minute and per UTC day, set by its plan:
+
+| plan | per minute | per day |
+|---|---|---|
+${row('free', plans.free)}
+${row('pro', plans.pro)}
+${row('business', plans.business)}
+| enterprise | agreed per key | agreed per key |
+
+Requests without a valid key are limited per client address (${count(anonymous.perMinute)} per minute,
+${count(anonymous.perDay)} per day). Every request
+counts, whatever its answer; a request answered 429 counts for nothing. Every \`/v1\` response carries
+\`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds) for the window
+with the fewest requests left, and the IETF draft headers \`RateLimit-Policy\` and \`RateLimit\`.
+Over the limit the answer is 429 \`rate_limit_exceeded\` with \`Retry-After\` in seconds: wait that long,
+and back off exponentially if you are refused again. A key that sends ${ban.after} more requests while being
+refused within one window is banned for ${Math.round(ban.durationMs / 60_000)} minutes (429 \`api_key_banned\`, \`Retry-After\` = time left). Fixed
+windows admit at most the limit per window, so up to twice the limit in a 60 s span across a boundary.`;
+}
+
+/** Headers on every response of an operation. */
+const RESPONSE_HEADERS: Json = {
+  'X-Request-Id': ref('headers', 'X-Request-Id'),
+  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
+  RateLimit: ref('headers', 'RateLimit'),
+  'RateLimit-Policy': ref('headers', 'RateLimit-Policy'),
+};
+
+/** Headers that only some error answers carry. */
+const ERROR_HEADERS: Partial<Record<ErrorStatus, Json>> = {
+  401: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+  429: { 'Retry-After': ref('headers', 'Retry-After') },
+};
 
 function operationObject(operation: Operation): Json {
   const successSchema = operation.success.array
     ? { type: 'array', items: ref('schemas', operation.success.schema) }
     : ref('schemas', operation.success.schema);
-  const successHeaders: Json = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+  const successHeaders: Json = { ...RESPONSE_HEADERS };
   if (operation.conditional) successHeaders.ETag = ref('headers', 'ETag');
 
   const responses: Json = {
@@ -108,13 +154,13 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
   const responses: Json = {
     NotModified: {
       description: 'The list is unchanged since the `ETag` sent in `If-None-Match`.',
-      headers: { ETag: ref('headers', 'ETag'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
+      headers: { ETag: ref('headers', 'ETag'), ...RESPONSE_HEADERS },
     },
   };
-  for (const { name, description } of Object.values(ERROR_RESPONSES)) {
+  for (const [status, { name, description }] of Object.entries(ERROR_RESPONSES)) {
     responses[name] = {
       description,
-      headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+      headers: { ...RESPONSE_HEADERS, ...ERROR_HEADERS[Number(status) as ErrorStatus] },
       content: { 'application/json': { schema: ref('schemas', 'Error') } },
     };
   }
@@ -124,7 +170,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
     info: {
       title: 'Pet Store API',
       version: API_VERSION,
-      description: DESCRIPTION,
+      description: description(options.rateLimit),
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [
@@ -159,6 +205,36 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
           schema: { type: 'string' },
         },
         ETag: { description: 'A strong validator of the list.', schema: { type: 'string' } },
+        'X-RateLimit-Limit': {
+          description: 'Requests allowed in the binding window (the one with the fewest left).',
+          schema: { type: 'integer', minimum: 0 },
+        },
+        'X-RateLimit-Remaining': {
+          description: 'Requests left in the binding window; never below 0.',
+          schema: { type: 'integer', minimum: 0 },
+        },
+        'X-RateLimit-Reset': {
+          description: 'When the binding window resets, in Unix seconds.',
+          schema: { type: 'integer', minimum: 0 },
+        },
+        RateLimit: {
+          description:
+            "IETF draft: the binding window's name, remaining requests (`r`) and seconds to reset (`t`).",
+          schema: { type: 'string', examples: ['"minute";r=59;t=42'] },
+        },
+        'RateLimit-Policy': {
+          description: 'IETF draft: both windows, with quota (`q`) and width in seconds (`w`).',
+          schema: { type: 'string', examples: ['"minute";q=60;w=60, "day";q=1000;w=86400'] },
+        },
+        'Retry-After': {
+          description: 'Whole seconds (at least 1) until the request may be sent again.',
+          schema: { type: 'integer', minimum: 1 },
+        },
+        'WWW-Authenticate': {
+          description:
+            'RFC 6750 challenge: `Bearer realm="petstore"`, with `error="invalid_token"` for a refused key.',
+          schema: { type: 'string' },
+        },
       },
       responses,
     },

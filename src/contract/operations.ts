@@ -19,12 +19,12 @@ export interface Operation {
   success: { status: 200 | 201; description: string; schema: SchemaName; array?: boolean };
   /** The list supports `If-None-Match` and answers 304 with its `ETag`. */
   conditional?: boolean;
-  /** Error answers beyond those every operation can give (401, 500). */
+  /** Error answers beyond those every operation can give (401, 429, 500). */
   errors: readonly ErrorStatus[];
 }
 
 /** Error statuses every operation can answer. */
-export const COMMON_ERRORS: readonly ErrorStatus[] = [401, 500];
+export const COMMON_ERRORS: readonly ErrorStatus[] = [401, 429, 500];
 
 /** Error statuses every operation with a JSON request body can answer. */
 const BODY_ERRORS: readonly ErrorStatus[] = [400, 413, 415];

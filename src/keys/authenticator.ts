@@ -29,9 +29,13 @@ export function createAuthenticator(deps: {
   env: Environment;
   logger: Logger;
   refreshMs?: number;
+  /** Called when `keys unban` lifted a key's ban since the last refresh. */
+  onUnban?: (keyId: string) => Promise<void>;
 }): Authenticator {
   const { storage, env, logger } = deps;
   let active = new Map<string, ApiKeyRecord>();
+  /** The last unban time seen per key id; undefined before the first load. */
+  let unbans: Map<string, string | null> | undefined;
   let loadedVersion = -1;
   let timer: NodeJS.Timeout | undefined;
   let refreshing: Promise<void> | undefined;
@@ -40,11 +44,19 @@ export function createAuthenticator(deps: {
     const version = await storage.apiKeys.version();
     if (version === loadedVersion) return;
     const next = new Map<string, ApiKeyRecord>();
+    const nextUnbans = new Map<string, string | null>();
+    const lifted: string[] = [];
     for (const record of await storage.apiKeys.list()) {
       if (record.revokedAt === null && record.env === env) next.set(record.digest, record);
+      nextUnbans.set(record.id, record.unbannedAt);
+      if (unbans !== undefined && record.unbannedAt !== null && unbans.get(record.id) !== record.unbannedAt) {
+        lifted.push(record.id);
+      }
     }
     active = next;
+    unbans = nextUnbans;
     loadedVersion = version;
+    for (const keyId of lifted) await deps.onUnban?.(keyId);
   }
 
   const refresh = (): Promise<void> => {

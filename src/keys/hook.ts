@@ -5,8 +5,10 @@ import type { Authenticator } from './authenticator.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The authenticated API key; set on every `/v1` request that got past authentication. */
+    /** The authenticated API key, or null when the request has none that is valid. */
     apiKey: ApiKeyRecord | null;
+    /** Why a request has no valid key: none was sent, or the one sent was refused. */
+    credentialProblem: 'missing' | 'invalid' | null;
   }
 }
 
@@ -25,31 +27,39 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /**
- * Requires a valid API key on every route of the scope it is added to. Keys in the query string are
- * ignored. A refused key gets one code whatever the reason (unknown, revoked, malformed, other
- * environment), so the answer is no oracle for which part failed.
+ * Identifies the caller of every route in the scope: sets `request.apiKey`, or `request.credentialProblem`.
+ * It answers nothing itself, so that the rate limiter can count the request (by key, or by address for
+ * strangers) before `requireApiKey` refuses it. Keys in the query string are ignored.
  */
-export function registerAuthentication(app: FastifyInstance, authenticator: Authenticator): void {
+export function identifyCaller(app: FastifyInstance, authenticator: Authenticator): void {
   app.decorateRequest('apiKey', null);
-  // A callback hook, not an async one: this runs on every request. Answering without calling done() ends it.
-  app.addHook('onRequest', (request, reply, done) => {
+  app.decorateRequest('credentialProblem', null);
+  app.addHook('onRequest', (request, _reply, done) => {
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) {
-      sendError(
-        request,
-        reply,
-        'missing_api_key',
-        'An API key is required: send Authorization: Bearer <API_KEY>',
-        MISSING_CHALLENGE,
-      );
-      return;
+      request.credentialProblem = 'missing';
+    } else {
+      const result = authenticator.authenticate(token);
+      if (result.ok) request.apiKey = result.key;
+      else request.credentialProblem = 'invalid';
     }
-    const result = authenticator.authenticate(token);
-    if (!result.ok) {
-      sendError(request, reply, 'invalid_api_key', 'The API key is not valid', INVALID_CHALLENGE);
-      return;
-    }
-    request.apiKey = result.key;
     done();
+  });
+}
+
+/**
+ * Refuses every request of the scope that has no valid key with 401. A refused key gets one code whatever
+ * the reason (unknown, revoked, malformed, other environment): the answer is no oracle for which part failed.
+ */
+export function requireApiKey(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.apiKey !== null) {
+      done();
+    } else if (request.credentialProblem === 'invalid') {
+      sendError(request, reply, 'invalid_api_key', 'The API key is not valid', INVALID_CHALLENGE);
+    } else {
+      const message = 'An API key is required: send Authorization: Bearer <API_KEY>';
+      sendError(request, reply, 'missing_api_key', message, MISSING_CHALLENGE);
+    }
   });
 }

@@ -12,5 +12,5 @@ export {
   keyDigest,
   keyEnvironment,
 } from './format.js';
-export { bearerToken, registerAuthentication } from './hook.js';
+export { bearerToken, identifyCaller, requireApiKey } from './hook.js';
 export { type CreateKeyInput, createKeyManager, KeyInputError, type KeyManager, PLANS } from './manager.js';

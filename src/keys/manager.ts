@@ -21,6 +21,8 @@ export interface KeyManager {
   list(): Promise<ApiKeyRecord[]>;
   /** Revokes a key; false if no key has that id. */
   revoke(id: string): Promise<boolean>;
+  /** Lifts a key's ban on every server within seconds; false if no key has that id. */
+  unban(id: string): Promise<boolean>;
 }
 
 /** A public key id such as `key_3fK9x2LmQ8aZ`: random, so ids say nothing about how many keys exist. */
@@ -57,11 +59,13 @@ export function createKeyManager(deps: { storage: Storage; env: Environment; now
         digest: keyDigest(key),
         createdAt: now().toISOString(),
         revokedAt: null,
+        unbannedAt: null,
       };
       await storage.apiKeys.insert(record);
       return { record, key };
     },
     list: () => storage.apiKeys.list(),
     revoke: (id) => storage.apiKeys.revoke(id, now().toISOString()),
+    unban: (id) => storage.apiKeys.unban(id, now().toISOString()),
   };
 }

@@ -18,6 +18,8 @@ export interface ApiKeyRecord {
   digest: string;
   createdAt: string;
   revokedAt: string | null;
+  /** When `keys unban` last lifted a ban of this key. */
+  unbannedAt: string | null;
 }
 
 export interface CategoryRepository {
@@ -33,6 +35,8 @@ export interface ApiKeyRepository {
   list(): Promise<ApiKeyRecord[]>;
   /** Marks a key revoked; false if no key has that id. Revoking twice keeps the first time. */
   revoke(id: string, at: string): Promise<boolean>;
+  /** Records that a key's ban was lifted; false if no key has that id. */
+  unban(id: string, at: string): Promise<boolean>;
   /** A value that changes whenever a key is created or revoked, cheap to read. */
   version(): Promise<number>;
 }

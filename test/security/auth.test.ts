@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { assertError } from '../support/assertions.js';
+import { assertError, assertRateLimitHeaders } from '../support/assertions.js';
 import { type ProtectedRoute, protectedRoutes, securitySuite } from '../support/security.js';
 import { request, startTestServer, type TestServer } from '../support/server.js';
 
@@ -18,6 +18,35 @@ describe('bearer authentication', () => {
     () => server,
     () => routes,
   );
+
+  test('every status the API answers carries the rate-limit headers', async () => {
+    const json = { 'content-type': 'application/json' };
+    const list = await server.call('/v1/categories');
+    const answers = {
+      200: list,
+      201: await server.post('/v1/categories', { name: 'Headers' }),
+      304: await server.call('/v1/categories', { headers: { 'if-none-match': '*' } }),
+      400: await server.post('/v1/categories', { name: '' }),
+      401: await request(`${server.url}/v1/categories`),
+      404: await server.call('/v1/nowhere'),
+      405: await server.call('/v1/categories', { method: 'DELETE' }),
+      413: await server.call('/v1/categories', { method: 'POST', headers: json, body: 'x'.repeat(17_000) }),
+      415: await server.call('/v1/categories', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: '{}',
+      }),
+    };
+    const { key } = await server.createKey({ plan: 'enterprise', limits: { perMinute: 1, perDay: 100 } });
+    const withKey = { authorization: `Bearer ${key}` };
+    await server.call('/v1/categories', { headers: withKey });
+    const limited = await server.call('/v1/categories', { headers: withKey });
+    for (const [status, response] of Object.entries({ ...answers, 429: limited })) {
+      assert.equal(response.status, Number(status));
+      assertRateLimitHeaders(response);
+    }
+    assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
+  });
 
   test('the scheme word is case-insensitive', async () => {
     for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {

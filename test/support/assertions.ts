@@ -24,3 +24,24 @@ export function assertErrorShape(response: JsonResponse): void {
   assert.equal(body.requestId, response.headers.get('x-request-id'));
   assert.doesNotMatch(response.text, /at .+\(.+:\d+:\d+\)|node_modules|\/src\/|SQLITE|SELECT |INSERT /);
 }
+
+/** Asserts the three `X-RateLimit-*` headers are integers with 0 <= Remaining <= Limit, and the draft's two. */
+export function assertRateLimitHeaders(response: JsonResponse): {
+  limit: number;
+  remaining: number;
+  reset: number;
+} {
+  const read = (name: string) => {
+    const value = response.headers.get(name);
+    assert.match(value ?? '', /^\d+$/, `${name} on a ${response.status}`);
+    return Number(value);
+  };
+  const limit = read('x-ratelimit-limit');
+  const remaining = read('x-ratelimit-remaining');
+  const reset = read('x-ratelimit-reset');
+  assert.ok(remaining >= 0 && remaining <= limit, `0 <= ${remaining} <= ${limit}`);
+  assert.ok(reset > Date.now() / 1000 - 1, 'Reset is a Unix time, not a delta');
+  assert.match(response.headers.get('ratelimit-policy') ?? '', /^"minute";q=\d+;w=60, "day";q=\d+;w=86400$/);
+  assert.match(response.headers.get('ratelimit') ?? '', /^"(minute|day)";r=\d+;t=\d+$/);
+  return { limit, remaining, reset };
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateKey } from '../../src/keys/index.js';
-import { assertError } from './assertions.js';
+import { assertError, assertRateLimitHeaders } from './assertions.js';
 import type { JsonResponse, TestServer } from './server.js';
 
 export interface ProtectedRoute {
@@ -93,6 +93,7 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
         await t.test(`${route.method} ${route.path}: ${label}`, async () => {
           const response = await send(server, route, await credential(server));
           assertError(response, 401, code);
+          assertRateLimitHeaders(response);
           assert.equal(
             response.headers.get('www-authenticate'),
             code === 'missing_api_key'
@@ -104,6 +105,7 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
       await t.test(`${route.method} ${route.path}: the valid key passes`, async () => {
         const response = await send(server, route, {});
         assert.ok(response.status < 400, `${response.status} ${response.text}`);
+        assertRateLimitHeaders(response);
       });
     }
   });

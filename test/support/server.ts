@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { type AppDeps, composeApp, type RunningServer, startServer } from '../../src/app/index.js';
+import {
+  type AppDeps,
+  type ComposeOptions,
+  composeApp,
+  type RunningServer,
+  startServer,
+} from '../../src/app/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { type CreateKeyInput, createKeyManager } from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
@@ -46,7 +52,10 @@ export function tempDir(prefix = 'petstore-test-'): { dir: string; remove: () =>
  * Starts the real service in this process on port 0 with a new SQLite file, composed exactly as
  * `petstore serve` composes it, capturing its JSON log lines.
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: ComposeOptions = {},
+): Promise<TestServer> {
   const { dir, remove } = tempDir();
   const file = path.join(dir, 'petstore.db');
   const config = loadConfig({ PORT: '0', DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info', ...env });
@@ -58,7 +67,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
   });
   const logger = createLogger({ level: config.logLevel, destination });
-  const deps = await composeApp(config, logger);
+  const deps = await composeApp(config, logger, options);
   const server = await startServer(deps);
   const manager = createKeyManager({ storage: deps.storage, env: config.env });
   const issuedKeys: string[] = [];

@@ -15,6 +15,16 @@ describe('configuration', () => {
         staging: 'https://staging.api.petstore.example/v1',
       },
       logLevel: 'info',
+      rateLimit: {
+        plans: {
+          free: { perMinute: 60, perDay: 1_000 },
+          pro: { perMinute: 300, perDay: 10_000 },
+          business: { perMinute: 1_000, perDay: 100_000 },
+        },
+        anonymous: { perMinute: 60, perDay: 1_000 },
+        ban: { after: 60, durationMs: 900_000 },
+      },
+      trustProxy: false,
     });
   });
 

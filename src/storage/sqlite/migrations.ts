@@ -47,6 +47,13 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO api_keys_version (id, version) VALUES (1, 0);
     `,
   },
+  {
+    version: 3,
+    name: 'api key unbans',
+    // `keys unban` records the time here; servers see the change through the version and lift the ban in
+    // their rate-limit store, which the CLI cannot reach when it lives in a server's memory.
+    sql: 'ALTER TABLE api_keys ADD COLUMN unbanned_at TEXT;',
+  },
 ];
 
 /**

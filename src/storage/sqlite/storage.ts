@@ -76,6 +76,7 @@ interface ApiKeyRow {
   digest: string;
   created_at: string;
   revoked_at: string | null;
+  unbanned_at: string | null;
 }
 
 function sqliteApiKeys(db: Database, writes: WriteQueue): ApiKeyRepository {
@@ -87,6 +88,7 @@ function sqliteApiKeys(db: Database, writes: WriteQueue): ApiKeyRepository {
   const revoke = db.prepare<[string, string]>(
     'UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?',
   );
+  const unban = db.prepare<[string, string]>('UPDATE api_keys SET unbanned_at = ? WHERE id = ?');
   const bump = db.prepare('UPDATE api_keys_version SET version = version + 1 WHERE id = 1');
   const version = db.prepare<[], number>('SELECT version FROM api_keys_version WHERE id = 1').pluck();
 
@@ -122,11 +124,19 @@ function sqliteApiKeys(db: Database, writes: WriteQueue): ApiKeyRepository {
         digest: row.digest,
         createdAt: row.created_at,
         revokedAt: row.revoked_at,
+        unbannedAt: row.unbanned_at,
       }));
     },
     revoke(id, at) {
       return writes.run(() => {
         const changed = revoke.run(at, id).changes > 0;
+        if (changed) bump.run();
+        return changed;
+      });
+    },
+    unban(id, at) {
+      return writes.run(() => {
+        const changed = unban.run(at, id).changes > 0;
         if (changed) bump.run();
         return changed;
       });

@@ -1,0 +1,59 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendError } from '../http/index.js';
+import { rateLimitHeaders, retryAfterSeconds } from './headers.js';
+import type { RateLimiter } from './limiter.js';
+import type { Decision } from './store.js';
+
+function apply(
+  limiter: RateLimiter,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  decision: Decision,
+): boolean {
+  const now = limiter.clock.now();
+  reply.headers(rateLimitHeaders(decision, now));
+  const retryAfter = retryAfterSeconds(decision, now);
+  if (retryAfter === undefined) return true;
+  const headers = { 'retry-after': String(retryAfter) };
+  if (decision.kind === 'banned') {
+    sendError(
+      request,
+      reply,
+      'api_key_banned',
+      `This API key is banned for ${retryAfter} s for sending requests after 429 answers`,
+      headers,
+    );
+  } else {
+    sendError(
+      request,
+      reply,
+      'rate_limit_exceeded',
+      `Rate limit exceeded (${decision.minute.limit} per minute, ${decision.day.limit} per day); retry after ${retryAfter} s`,
+      headers,
+    );
+  }
+  return false;
+}
+
+/**
+ * Counts every request of the scope and puts the rate-limit headers on its answer, whatever the answer
+ * turns out to be; refuses it with 429 when a window is exhausted or the key is banned. Register after the
+ * caller is identified and before anything that can answer.
+ */
+export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): void {
+  // A callback hook: with the in-memory store the decision is synchronous and costs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    const decision =
+      request.apiKey === null ? limiter.forAddress(request.ip) : limiter.forKey(request.apiKey);
+    if (decision instanceof Promise) {
+      decision.then(
+        (settled) => {
+          if (apply(limiter, request, reply, settled)) done();
+        },
+        (error: unknown) => done(error as Error),
+      );
+    } else if (apply(limiter, request, reply, decision)) {
+      done();
+    }
+  });
+}

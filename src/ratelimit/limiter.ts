@@ -1,0 +1,59 @@
+import type { Clock } from '../clock/index.js';
+import type { Logger } from '../log/index.js';
+import type { ApiKeyRecord } from '../storage/index.js';
+import { limitsFor, type RateLimitPolicy } from './policy.js';
+import type { Decision, RateLimitStore } from './store.js';
+
+export interface RateLimiter {
+  /** Counts a request of an authenticated key. */
+  forKey(key: ApiKeyRecord): Decision | Promise<Decision>;
+  /** Counts a request without a valid key, per client address (the anonymous policy). */
+  forAddress(address: string): Decision | Promise<Decision>;
+  /** Lifts a key's ban. */
+  unban(keyId: string): Promise<void>;
+  /** Releases the store. */
+  close(): Promise<void>;
+  readonly clock: Clock;
+}
+
+/**
+ * Per-key limits by plan, per-address limits for everyone else, and bans for keys that keep sending after
+ * 429. Only keys that authenticated get state of their own: an attacker trying random keys is counted by
+ * address, so invented keys cannot grow memory.
+ */
+export function createRateLimiter(deps: {
+  store: RateLimitStore;
+  policy: RateLimitPolicy;
+  clock: Clock;
+  logger: Logger;
+}): RateLimiter {
+  const { store, policy, clock, logger } = deps;
+
+  function logBan(key: ApiKeyRecord, decision: Decision): Decision {
+    if (decision.kind === 'limited' && decision.banStarted) {
+      logger.warn(
+        { keyId: key.id, plan: key.plan, until: new Date(clock.now() + policy.ban.durationMs).toISOString() },
+        'API key banned for sending after 429 answers',
+      );
+    }
+    return decision;
+  }
+
+  return {
+    clock,
+    forKey(key) {
+      const decision = store.hit(`key:${key.id}`, limitsFor(policy, key), clock.now(), policy.ban);
+      return decision instanceof Promise
+        ? decision.then((settled) => logBan(key, settled))
+        : logBan(key, decision);
+    },
+    forAddress(address) {
+      return store.hit(`ip:${address}`, policy.anonymous, clock.now(), null);
+    },
+    async unban(keyId) {
+      await store.unban(`key:${keyId}`);
+      logger.info({ keyId }, 'API key unbanned');
+    },
+    close: () => store.close(),
+  };
+}

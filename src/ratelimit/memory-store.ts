@@ -1,0 +1,124 @@
+import type { BanPolicy, Limits } from './policy.js';
+import type { Decision, RateLimitStore, WindowState } from './store.js';
+import { DAY_MS, MINUTE_MS, windowStart } from './windows.js';
+
+interface Entry {
+  minuteStart: number;
+  minuteCount: number;
+  /** Requests refused in this minute, towards a ban. */
+  minuteRefused: number;
+  dayStart: number;
+  dayCount: number;
+  dayRefused: number;
+  bannedUntil: number;
+}
+
+function state(limit: number, used: number, resetAt: number): WindowState {
+  return { limit, remaining: Math.max(0, limit - used), resetAt };
+}
+
+/**
+ * The in-process store: exact for one instance, since a `hit` runs to completion on the event loop. An entry
+ * lives as long as its day counter matters; entries of past days are swept, so memory follows the number of
+ * subjects active today, not all that were ever seen.
+ */
+export class MemoryRateLimitStore implements RateLimitStore {
+  readonly #entries = new Map<string, Entry>();
+  #lastSweep = 0;
+
+  hit(subject: string, limits: Limits, now: number, ban: BanPolicy | null): Decision {
+    this.#sweep(now);
+    const minuteStart = windowStart(now, MINUTE_MS);
+    const dayStart = windowStart(now, DAY_MS);
+    let entry = this.#entries.get(subject);
+    if (entry === undefined) {
+      entry = {
+        minuteStart,
+        minuteCount: 0,
+        minuteRefused: 0,
+        dayStart,
+        dayCount: 0,
+        dayRefused: 0,
+        bannedUntil: 0,
+      };
+      this.#entries.set(subject, entry);
+    }
+    if (entry.minuteStart !== minuteStart) {
+      entry.minuteStart = minuteStart;
+      entry.minuteCount = 0;
+      entry.minuteRefused = 0;
+    }
+    if (entry.dayStart !== dayStart) {
+      entry.dayStart = dayStart;
+      entry.dayCount = 0;
+      entry.dayRefused = 0;
+    }
+    const minuteEnd = minuteStart + MINUTE_MS;
+    const dayEnd = dayStart + DAY_MS;
+
+    if (entry.bannedUntil > now) {
+      return {
+        kind: 'banned',
+        minute: state(limits.perMinute, entry.minuteCount, minuteEnd),
+        day: state(limits.perDay, entry.dayCount, dayEnd),
+        until: entry.bannedUntil,
+      };
+    }
+
+    const minuteFull = entry.minuteCount >= limits.perMinute;
+    const dayFull = entry.dayCount >= limits.perDay;
+    if (!minuteFull && !dayFull) {
+      entry.minuteCount += 1;
+      entry.dayCount += 1;
+      return {
+        kind: 'allowed',
+        minute: state(limits.perMinute, entry.minuteCount, minuteEnd),
+        day: state(limits.perDay, entry.dayCount, dayEnd),
+      };
+    }
+
+    if (minuteFull) entry.minuteRefused += 1;
+    if (dayFull) entry.dayRefused += 1;
+    let banStarted = false;
+    if (ban !== null && Math.max(entry.minuteRefused, entry.dayRefused) >= ban.after) {
+      entry.bannedUntil = now + ban.durationMs;
+      entry.minuteRefused = 0;
+      entry.dayRefused = 0;
+      banStarted = true;
+    }
+    return {
+      kind: 'limited',
+      minute: state(limits.perMinute, entry.minuteCount, minuteEnd),
+      day: state(limits.perDay, entry.dayCount, dayEnd),
+      retryAt: dayFull ? dayEnd : minuteEnd,
+      banStarted,
+    };
+  }
+
+  unban(subject: string): void {
+    const entry = this.#entries.get(subject);
+    if (entry === undefined) return;
+    entry.bannedUntil = 0;
+    entry.minuteRefused = 0;
+    entry.dayRefused = 0;
+  }
+
+  /** How many subjects have state, for tests of the memory bound. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async close(): Promise<void> {
+    this.#entries.clear();
+  }
+
+  /** At most once a minute of clock time, drops the entries whose day is over and that are not banned. */
+  #sweep(now: number): void {
+    if (now - this.#lastSweep < MINUTE_MS) return;
+    this.#lastSweep = now;
+    const today = windowStart(now, DAY_MS);
+    for (const [subject, entry] of this.#entries) {
+      if (entry.dayStart < today && entry.bannedUntil <= now) this.#entries.delete(subject);
+    }
+  }
+}

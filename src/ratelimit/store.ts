@@ -1,0 +1,29 @@
+import type { BanPolicy, Limits } from './policy.js';
+
+/** One window's state after a request was counted (or refused). */
+export interface WindowState {
+  limit: number;
+  /** Requests left in the window; never below 0. */
+  remaining: number;
+  /** When the window ends, in epoch milliseconds. */
+  resetAt: number;
+}
+
+export type Decision =
+  | { kind: 'allowed'; minute: WindowState; day: WindowState }
+  /** `retryAt`: when every exhausted window has reset. `banStarted`: this refusal began a ban. */
+  | { kind: 'limited'; minute: WindowState; day: WindowState; retryAt: number; banStarted: boolean }
+  | { kind: 'banned'; minute: WindowState; day: WindowState; until: number };
+
+/**
+ * Where counters and bans live: in this process, or in Redis so that every instance shares them. `hit` is
+ * one atomic step per request: it checks the ban, checks both windows, and counts the request in both only
+ * if it is admitted. A refused request consumes nothing.
+ */
+export interface RateLimitStore {
+  /** `ban` null: this subject is never banned (client addresses). `now` in epoch ms. */
+  hit(subject: string, limits: Limits, now: number, ban: BanPolicy | null): Decision | Promise<Decision>;
+  /** Lifts a ban and forgets the refusals that led to it. */
+  unban(subject: string): void | Promise<void>;
+  close(): Promise<void>;
+}
