@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
+import type { Clock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import { API_PREFIX, buildOpenApiDocument } from '../contract/index.js';
 import {
@@ -18,9 +19,17 @@ import {
 } from '../http/index.js';
 import { type Authenticator, identifyCaller, requireApiKey } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
+import type { Metrics } from '../metrics/index.js';
+import { createOrderHandlers } from '../orders/index.js';
+import { createPetHandlers } from '../pets/index.js';
 import { type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
 import type { Storage } from '../storage/index.js';
+import { registerDeprecationHeaders, registerSunset } from '../versioning/index.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
+
+const isLoopback = (address: string | undefined) =>
+  address !== undefined &&
+  (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
 
 /** One method and path the app answers, with its route config. */
 export interface ServedRoute {
@@ -45,13 +54,15 @@ export interface AppDeps {
   /** Started by the caller; stopped by the app when it closes. */
   authenticator: Authenticator;
   limiter: RateLimiter;
+  clock: Clock;
+  metrics: Metrics;
 }
 
 /**
  * Builds the HTTP app: plugins, routes, hooks and the error handler. It never listens; `startServer` does.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, logger, storage, authenticator, limiter } = deps;
+  const { config, logger, storage, authenticator, limiter, clock, metrics } = deps;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One log line per request was not proven cheap on the hot path (BENCHMARKS.md item 6); errors are logged.
@@ -107,14 +118,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const categories = createCategoryService({ storage });
-  const handlers: OperationHandlers = { ...createCategoryHandlers({ categories }) };
+  const handlers: OperationHandlers = {
+    ...createCategoryHandlers({ categories }),
+    ...createPetHandlers({ pets: storage.pets }),
+    ...createOrderHandlers({ orders: storage.orders, clock }),
+  };
   await app.register(
     async (v1) => {
       // In this order: every /v1 request is identified, counted (by key, or by address for strangers) and
       // given rate-limit headers before anything can answer it, 401 and 404 included.
+      registerDeprecationHeaders(v1, config.deprecation);
       identifyCaller(v1, authenticator);
       registerRateLimit(v1, limiter);
       requireApiKey(v1);
+      registerSunset(v1, { deprecation: config.deprecation, clock, metrics });
       registerOperations(v1, handlers);
       // Unknown paths under /v1 pass the same hooks, so no answer there reveals what exists to strangers.
       v1.setNotFoundHandler(notFound);
@@ -123,7 +140,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   const document = Buffer.from(
-    JSON.stringify(buildOpenApiDocument({ servers: config.publicUrls, rateLimit: config.rateLimit })),
+    JSON.stringify(
+      buildOpenApiDocument({
+        servers: config.publicUrls,
+        rateLimit: config.rateLimit,
+        deprecation: config.deprecation,
+      }),
+    ),
   );
   app.get('/openapi.json', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(document));
   app.get('/healthz', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send('{"status":"ok"}'));
@@ -135,6 +158,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return sendError(request, reply, 'service_unavailable', `Storage (${storage.kind}) is unreachable`);
     }
     return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify({ status: 'ready', checks: { storage: 'ok' } }));
+  });
+  // Operators' counters name API key ids, so they are served only to this machine (the socket's address,
+  // never X-Forwarded-For); elsewhere the path does not exist.
+  app.get('/metrics', async (request, reply) => {
+    if (!isLoopback(request.socket.remoteAddress)) return notFound(request, reply);
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render());
   });
 
   return app;

@@ -2,6 +2,7 @@ import { type Clock, systemClock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import { createAuthenticator } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
+import { createMetrics } from '../metrics/index.js';
 import { createRateLimiter, MemoryRateLimitStore, type RateLimitStore } from '../ratelimit/index.js';
 import { createStorage } from '../storage/index.js';
 import type { AppDeps } from './app.js';
@@ -34,7 +35,7 @@ export async function composeApp(
       onUnban: (keyId) => limiter.unban(keyId),
     });
     await authenticator.start();
-    return { config, logger, storage, authenticator, limiter };
+    return { config, logger, storage, authenticator, limiter, clock, metrics: createMetrics() };
   } catch (error) {
     await storage.close();
     throw error;

@@ -25,6 +25,16 @@ const FileSchema = Type.Object(
       ),
     ),
     anonymous: Type.Optional(LimitsSchema),
+    deprecation: Type.Optional(
+      Type.Object(
+        {
+          deprecatedAt: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}' })),
+          sunsetAt: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}' })),
+          link: Type.Optional(Type.String({ pattern: '^https?://\\S+$' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     ban: Type.Optional(
       Type.Object(
         {
@@ -71,4 +81,35 @@ export function rateLimitPolicy(file: ConfigFile): RateLimitPolicy {
       durationMs: (file.ban?.durationSeconds ?? DEFAULT_POLICY.ban.durationMs / 1000) * 1000,
     },
   };
+}
+
+/** DESIGN.md section 5: `GET /pets/{petId}` deprecated on 2026-11-01, sunset on 2027-06-30. */
+export const DEFAULT_DEPRECATION = { deprecatedAt: '2026-11-01', sunsetAt: '2027-06-30' };
+
+export interface Deprecation {
+  deprecatedAt: Date;
+  sunsetAt: Date;
+  /** Where the deprecation notice is, for the `Link` header. */
+  link: string;
+}
+
+/**
+ * The dates of the deprecated endpoint. Both must be valid dates, and the sunset may not come before the
+ * deprecation (RFC 8594 section 3).
+ */
+export function deprecationOf(
+  file: ConfigFile,
+  productionUrl: string,
+): { value: Deprecation; problems: string[] } {
+  const deprecatedAt = new Date(file.deprecation?.deprecatedAt ?? DEFAULT_DEPRECATION.deprecatedAt);
+  const sunsetAt = new Date(file.deprecation?.sunsetAt ?? DEFAULT_DEPRECATION.sunsetAt);
+  const link = file.deprecation?.link ?? `${new URL(productionUrl).origin}/docs#deprecations`;
+  const problems: string[] = [];
+  if (Number.isNaN(deprecatedAt.getTime()))
+    problems.push('PETSTORE_CONFIG deprecation.deprecatedAt is not a date');
+  if (Number.isNaN(sunsetAt.getTime())) problems.push('PETSTORE_CONFIG deprecation.sunsetAt is not a date');
+  if (problems.length === 0 && sunsetAt < deprecatedAt) {
+    problems.push('PETSTORE_CONFIG deprecation.sunsetAt must not be earlier than deprecation.deprecatedAt');
+  }
+  return { value: { deprecatedAt, sunsetAt, link }, problems };
 }

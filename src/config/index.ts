@@ -2,7 +2,9 @@ import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
-import { type ConfigFile, rateLimitPolicy, readConfigFile } from './file.js';
+import { type ConfigFile, type Deprecation, deprecationOf, rateLimitPolicy, readConfigFile } from './file.js';
+
+export type { Deprecation } from './file.js';
 
 /**
  * The environment variables the service reads (DESIGN.md section 2). This is the only place that reads
@@ -69,6 +71,8 @@ export interface Config {
   publicUrls: { production: string; staging: string };
   logLevel: string;
   rateLimit: RateLimitPolicy;
+  /** The dates of the deprecated `GET /pets/{petId}`. */
+  deprecation: Deprecation;
   /**
    * Whether `X-Forwarded-For` is believed for the client address (Fastify's `trustProxy`): only behind a
    * proxy that sets it, or anyone could pick the address their anonymous requests are counted under.
@@ -108,6 +112,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     problems.push(...read.problems);
     file = read.value;
   }
+  const productionUrl = (withDefaults as Env).PETSTORE_PRODUCTION_URL;
+  const deprecation = deprecationOf(file, problems.length === 0 ? productionUrl : 'https://invalid.example');
+  problems.push(...deprecation.problems);
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
@@ -120,6 +127,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     publicUrls: { production: env.PETSTORE_PRODUCTION_URL, staging: env.PETSTORE_STAGING_URL },
     logLevel: env.LOG_LEVEL,
     rateLimit: rateLimitPolicy(file),
+    deprecation: deprecation.value,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
 }

@@ -1,3 +1,21 @@
 export { API_PREFIX, API_VERSION, buildOpenApiDocument } from './openapi.js';
 export { type ErrorStatus, OPERATIONS, type Operation, type OperationId } from './operations.js';
-export { Category, DESCRIPTION_MAX, NAME_MAX, NewCategory, SCHEMAS, type SchemaName } from './schemas.js';
+export {
+  Category,
+  DESCRIPTION_MAX,
+  NAME_MAX,
+  NewCategory,
+  NewOrder,
+  NewPet,
+  ORDER_STATUSES,
+  Order,
+  type OrderQuery,
+  type OrderStatus,
+  PARAMETER_SCHEMAS,
+  PET_STATUSES,
+  Pet,
+  type PetQuery,
+  type PetStatus,
+  SCHEMAS,
+  type SchemaName,
+} from './schemas.js';

@@ -1,7 +1,7 @@
 import { ERROR_CODES, ERROR_MEANING, ERROR_STATUS } from '../errors/index.js';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import { COMMON_ERRORS, type ErrorStatus, OPERATIONS, type Operation } from './operations.js';
-import { SCHEMAS } from './schemas.js';
+import { PARAMETER_SCHEMAS, SCHEMAS } from './schemas.js';
 
 /** The version of the API description (spec section 9). */
 export const API_VERSION = '1.0.0';
@@ -13,6 +13,8 @@ export interface DocumentOptions {
   servers: { production: string; staging: string };
   /** The limits in force, for the document's rate-limit table. */
   rateLimit: RateLimitPolicy;
+  /** The dates of the deprecated operations, and where their notice is. */
+  deprecation: { deprecatedAt: Date; sunsetAt: Date; link: string };
 }
 
 type Json = Record<string, unknown>;
@@ -95,18 +97,51 @@ const RESPONSE_HEADERS: Json = {
   'RateLimit-Policy': ref('headers', 'RateLimit-Policy'),
 };
 
+/** Headers on every answer of a deprecated operation. */
+const DEPRECATION_HEADERS: Json = {
+  Deprecation: ref('headers', 'Deprecation'),
+  Sunset: ref('headers', 'Sunset'),
+  Link: ref('headers', 'Link'),
+};
+
 /** Headers that only some error answers carry. */
 const ERROR_HEADERS: Partial<Record<ErrorStatus, Json>> = {
   401: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
   429: { 'Retry-After': ref('headers', 'Retry-After') },
 };
 
-function operationObject(operation: Operation): Json {
+/** OpenAPI parameters from the schema of a query string or of path parameters. */
+function parametersOf(operation: Operation): Json[] {
+  const parameters: Json[] = [];
+  for (const [location, name] of [
+    ['path', operation.params],
+    ['query', operation.query],
+  ] as const) {
+    if (name === undefined) continue;
+    const schema = PARAMETER_SCHEMAS[name] as { properties: Record<string, Json>; required?: string[] };
+    for (const [parameter, property] of Object.entries(schema.properties)) {
+      const { description, ...rest } = property;
+      parameters.push({
+        name: parameter,
+        in: location,
+        required: location === 'path' || (schema.required ?? []).includes(parameter),
+        description,
+        schema: rest,
+      });
+    }
+  }
+  return parameters;
+}
+
+const day = (date: Date) => date.toISOString().slice(0, 10);
+
+function operationObject(operation: Operation, options: DocumentOptions): Json {
   const successSchema = operation.success.array
     ? { type: 'array', items: ref('schemas', operation.success.schema) }
     : ref('schemas', operation.success.schema);
   const successHeaders: Json = { ...RESPONSE_HEADERS };
   if (operation.conditional) successHeaders.ETag = ref('headers', 'ETag');
+  if (operation.deprecated) Object.assign(successHeaders, DEPRECATION_HEADERS);
 
   const responses: Json = {
     [operation.success.status]: {
@@ -120,14 +155,22 @@ function operationObject(operation: Operation): Json {
     responses[status] = ref('responses', ERROR_RESPONSES[status].name);
   }
 
-  const parameters: Json[] = [];
+  const parameters = parametersOf(operation);
   if (operation.conditional) parameters.push({ $ref: '#/components/parameters/IfNoneMatch' });
+  const { deprecatedAt, sunsetAt, link } = options.deprecation;
 
   return {
     operationId: operation.operationId,
     tags: [operation.tag],
     summary: operation.summary,
-    description: operation.description,
+    description: operation.deprecated
+      ? `${operation.description}\n\n**Deprecated** since ${day(deprecatedAt)}; sunset on ${day(sunsetAt)} ` +
+        `([notice](${link})).`
+      : operation.stability
+        ? `${operation.description}\n\nStability: **${operation.stability}**.`
+        : operation.description,
+    ...(operation.stability ? { 'x-stability': operation.stability } : {}),
+    ...(operation.deprecated ? { deprecated: true, 'x-sunset': day(sunsetAt) } : {}),
     security: [{ bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.requestBody
@@ -147,7 +190,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
   const paths: Record<string, Json> = {};
   for (const operation of OPERATIONS) {
     const item = paths[operation.path] ?? {};
-    item[operation.method.toLowerCase()] = operationObject(operation);
+    item[operation.method.toLowerCase()] = operationObject(operation, options);
     paths[operation.path] = item;
   }
 
@@ -178,7 +221,11 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
       { url: options.servers.staging, description: 'Staging' },
     ],
     security: [{ bearerAuth: [] }],
-    tags: [{ name: 'Categories', description: 'Categories classify pets by species or breed.' }],
+    tags: [
+      { name: 'Categories', description: 'Categories classify pets by species or breed.' },
+      { name: 'Pets', description: 'The pets of the store.' },
+      { name: 'Store', description: 'Orders for pets.' },
+    ],
     paths,
     components: {
       securitySchemes: {
@@ -225,6 +272,18 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
         'RateLimit-Policy': {
           description: 'IETF draft: both windows, with quota (`q`) and width in seconds (`w`).',
           schema: { type: 'string', examples: ['"minute";q=60;w=60, "day";q=1000;w=86400'] },
+        },
+        Deprecation: {
+          description: 'RFC 9745: when the operation was deprecated, as `@<Unix seconds>`.',
+          schema: { type: 'string', examples: ['@1793491200'] },
+        },
+        Sunset: {
+          description: 'RFC 8594: when the operation stops answering, as an HTTP date.',
+          schema: { type: 'string', examples: ['Wed, 30 Jun 2027 00:00:00 GMT'] },
+        },
+        Link: {
+          description: 'The deprecation notice: `<url>; rel="deprecation"`.',
+          schema: { type: 'string' },
         },
         'Retry-After': {
           description: 'Whole seconds (at least 1) until the request may be sent again.',

@@ -1,4 +1,4 @@
-import type { SchemaName } from './schemas.js';
+import type { ParameterSchemaName, SchemaName } from './schemas.js';
 
 /** Statuses of error answers that the document describes, each with a reusable response component. */
 export type ErrorStatus = 400 | 401 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
@@ -16,6 +16,14 @@ export interface Operation {
   summary: string;
   description: string;
   requestBody?: SchemaName;
+  /** Query string parameters, validated and coerced. */
+  query?: ParameterSchemaName;
+  /** Path parameters, validated and coerced. */
+  params?: ParameterSchemaName;
+  /** Stability marker (spec section 9), `x-stability` in the document. */
+  stability?: 'beta' | 'experimental';
+  /** Deprecated, with the sunset date of the configuration (`x-sunset`) and the deprecation headers. */
+  deprecated?: true;
   success: { status: 200 | 201; description: string; schema: SchemaName; array?: boolean };
   /** The list supports `If-None-Match` and answers 304 with its `ETag`. */
   conditional?: boolean;
@@ -64,6 +72,75 @@ export const OPERATIONS = [
       schema: 'Category',
     },
     errors: BODY_ERRORS,
+  },
+  {
+    operationId: 'listPets',
+    method: 'GET',
+    path: '/pets',
+    tag: 'Pets',
+    summary: 'List pets',
+    description:
+      'Returns every pet, ascending by id, optionally only those of one category or in one status.',
+    query: 'PetQuery',
+    stability: 'beta',
+    success: { status: 200, description: 'The matching pets, ascending by id.', schema: 'Pet', array: true },
+    errors: [400],
+  },
+  {
+    operationId: 'createPet',
+    method: 'POST',
+    path: '/pets',
+    tag: 'Pets',
+    summary: 'Add a pet',
+    description:
+      'Adds a pet to an existing category. `status` defaults to `available`. A `categoryId` that names no ' +
+      'category is a 400 naming the field.',
+    requestBody: 'NewPet',
+    stability: 'beta',
+    success: { status: 201, description: 'The created pet, including its assigned id.', schema: 'Pet' },
+    errors: BODY_ERRORS,
+  },
+  {
+    operationId: 'getPetById',
+    method: 'GET',
+    path: '/pets/{petId}',
+    tag: 'Pets',
+    summary: 'Find a pet by id (deprecated)',
+    description:
+      'Returns one pet. Deprecated: every answer carries `Deprecation`, `Sunset` and a `Link` to the ' +
+      'deprecation notice; from the sunset date on, the endpoint answers 410 `endpoint_sunset`. Use ' +
+      '`GET /pets` with filters instead.',
+    params: 'PetParams',
+    deprecated: true,
+    success: { status: 200, description: 'The pet.', schema: 'Pet' },
+    errors: [400, 404, 410],
+  },
+  {
+    operationId: 'listOrders',
+    method: 'GET',
+    path: '/store/orders',
+    tag: 'Store',
+    summary: 'List orders',
+    description: 'Returns every order, newest first, optionally only those in one status.',
+    query: 'OrderQuery',
+    stability: 'beta',
+    success: { status: 200, description: 'The matching orders, newest first.', schema: 'Order', array: true },
+    errors: [400],
+  },
+  {
+    operationId: 'placeOrder',
+    method: 'POST',
+    path: '/store/orders',
+    tag: 'Store',
+    summary: 'Place an order for a pet',
+    description:
+      'Orders an `available` pet and marks it `pending` in the same transaction: of two concurrent orders for ' +
+      'one pet, exactly one succeeds. Ordering a pet that is not available is a 409 `pet_not_available`; a ' +
+      '`petId` that names no pet is a 400 naming the field.',
+    requestBody: 'NewOrder',
+    stability: 'experimental',
+    success: { status: 201, description: 'The placed order.', schema: 'Order' },
+    errors: [...BODY_ERRORS, 409],
   },
 ] as const satisfies readonly Operation[];
 

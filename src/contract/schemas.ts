@@ -60,9 +60,112 @@ export const ErrorSchema = Type.Object(
   { additionalProperties: false, description: 'Body of every error response.' },
 );
 
+/** Ids are int64 in the contract; JSON numbers are exact only up to 2^53 - 1, so that is the ceiling. */
+const Id = (description: string) =>
+  Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description, examples: [1] });
+
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+const petStatus = (options: { default?: string } = {}) =>
+  Type.Union(
+    PET_STATUSES.map((status) => Type.Literal(status)),
+    { description: 'available: can be ordered; pending: an order was placed; sold.', ...options },
+  );
+export const PetStatus = petStatus();
+
+export const NewPet = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: NAME_MAX,
+      pattern: '\\S',
+      description: 'Pet name, 1 to 100 characters, not only whitespace.',
+      examples: ['Rex'],
+    }),
+    categoryId: Id('The id of an existing category.'),
+    status: Type.Optional(petStatus({ default: 'available' })),
+  },
+  {
+    additionalProperties: false,
+    description: 'Request body for creating a pet. Unknown fields are refused.',
+  },
+);
+
+export const Pet = Type.Object(
+  {
+    id: Id('Unique identifier assigned by the service.'),
+    name: NewPet.properties.name,
+    categoryId: NewPet.properties.categoryId,
+    status: PetStatus,
+  },
+  { additionalProperties: false, description: 'A pet of the store.' },
+);
+
+export const PetQuery = Type.Object(
+  {
+    categoryId: Type.Optional(Id('Only pets of this category.')),
+    status: Type.Optional(PetStatus),
+  },
+  { additionalProperties: false },
+);
+
+export const PetParams = Type.Object({ petId: Id('The id of the pet.') }, { additionalProperties: false });
+
+export const ORDER_STATUSES = ['placed', 'approved', 'delivered'] as const;
+export const OrderStatus = Type.Union(
+  ORDER_STATUSES.map((status) => Type.Literal(status)),
+  { description: 'placed on creation; approved and delivered as the store fulfils it.' },
+);
+
+export const NewOrder = Type.Object(
+  {
+    petId: Id('The id of an available pet.'),
+    quantity: Type.Integer({ minimum: 1, maximum: 1000, description: 'How many, 1 to 1000.', examples: [1] }),
+  },
+  {
+    additionalProperties: false,
+    description: 'Request body for placing an order. Unknown fields are refused.',
+  },
+);
+
+export const Order = Type.Object(
+  {
+    id: Id('Unique identifier assigned by the service.'),
+    petId: NewOrder.properties.petId,
+    quantity: NewOrder.properties.quantity,
+    status: OrderStatus,
+    createdAt: Type.String({ format: 'date-time', description: 'When the order was placed (UTC).' }),
+  },
+  { additionalProperties: false, description: 'An order of the store.' },
+);
+
+export const OrderQuery = Type.Object(
+  { status: Type.Optional(OrderStatus) },
+  { additionalProperties: false },
+);
+
 /** Every named schema of the document, by its name under `components.schemas`. */
-export const SCHEMAS = { NewCategory, Category, Error: ErrorSchema } satisfies Record<string, TSchema>;
+export const SCHEMAS = {
+  NewCategory,
+  Category,
+  NewPet,
+  Pet,
+  NewOrder,
+  Order,
+  Error: ErrorSchema,
+} satisfies Record<string, TSchema>;
 export type SchemaName = keyof typeof SCHEMAS;
+
+/** Schemas of query strings and path parameters, inlined as parameters in the document. */
+export const PARAMETER_SCHEMAS = { PetQuery, PetParams, OrderQuery } satisfies Record<string, TSchema>;
+export type ParameterSchemaName = keyof typeof PARAMETER_SCHEMAS;
 
 export type NewCategory = Static<typeof NewCategory>;
 export type Category = Static<typeof Category>;
+export type NewPet = Static<typeof NewPet>;
+export type Pet = Static<typeof Pet>;
+export type PetStatus = Static<typeof PetStatus>;
+export type PetQuery = Static<typeof PetQuery>;
+export type NewOrder = Static<typeof NewOrder>;
+export type Order = Static<typeof Order>;
+export type OrderStatus = Static<typeof OrderStatus>;
+export type OrderQuery = Static<typeof OrderQuery>;

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'rate_limit_exceeded'
   | 'api_key_banned'
   | 'endpoint_sunset'
+  | 'pet_not_available'
   | 'idempotency_key_reused'
   | 'idempotency_key_in_use'
   | 'service_unavailable'
@@ -32,6 +33,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   method_not_allowed: 405,
   request_timeout: 408,
   idempotency_key_in_use: 409,
+  pet_not_available: 409,
   endpoint_sunset: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -56,6 +58,7 @@ export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
   method_not_allowed: 'The path exists but does not accept this method; see the `Allow` header.',
   idempotency_key_in_use: 'A request with the same `Idempotency-Key` is still being processed.',
   endpoint_sunset: 'The endpoint has passed its sunset date and is gone.',
+  pet_not_available: 'The pet cannot be ordered: it is pending or sold.',
   payload_too_large: 'The request body is larger than 16 KiB.',
   unsupported_media_type: 'The request body must be sent as `Content-Type: application/json`.',
   idempotency_key_reused: 'The `Idempotency-Key` was already used with a different request body.',

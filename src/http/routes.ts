@@ -1,5 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OPERATIONS, type Operation, type OperationId, SCHEMAS } from '../contract/index.js';
+import {
+  OPERATIONS,
+  type Operation,
+  type OperationId,
+  PARAMETER_SCHEMAS,
+  SCHEMAS,
+} from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 
 export type OperationHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -11,6 +17,8 @@ export type OperationHandlers = Record<OperationId, OperationHandler>;
 export interface RouteConfig {
   operationId?: OperationId;
   methodNotAllowed?: boolean;
+  /** A deprecated operation: deprecation headers on every answer, 410 after its sunset. */
+  deprecated?: boolean;
 }
 
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -24,6 +32,8 @@ function schemaFor(operation: Operation): Record<string, unknown> {
   const success = SCHEMAS[operation.success.schema];
   return {
     ...(operation.requestBody ? { body: SCHEMAS[operation.requestBody] } : {}),
+    ...(operation.query ? { querystring: PARAMETER_SCHEMAS[operation.query] } : {}),
+    ...(operation.params ? { params: PARAMETER_SCHEMAS[operation.params] } : {}),
     response: {
       [operation.success.status]: operation.success.array ? { type: 'array', items: success } : success,
     },
@@ -43,7 +53,10 @@ export function registerOperations(app: FastifyInstance, handlers: OperationHand
       method: operation.method,
       url,
       schema: schemaFor(operation),
-      config: { operationId: operation.operationId as OperationId } satisfies RouteConfig,
+      config: {
+        operationId: operation.operationId as OperationId,
+        deprecated: operation.deprecated === true,
+      } satisfies RouteConfig,
       handler: handlers[operation.operationId as OperationId],
     });
   }

@@ -8,6 +8,8 @@ export type {
   ApiKeyRepository,
   CategoryRepository,
   Environment,
+  OrderRepository,
+  PetRepository,
   Plan,
   Storage,
 } from './types.js';

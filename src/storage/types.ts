@@ -1,4 +1,12 @@
-import type { Category, NewCategory } from '../contract/index.js';
+import type {
+  Category,
+  NewCategory,
+  Order,
+  OrderQuery,
+  Pet,
+  PetQuery,
+  PetStatus,
+} from '../contract/index.js';
 
 export type Plan = 'free' | 'pro' | 'business' | 'enterprise';
 export type Environment = 'production' | 'staging';
@@ -29,6 +37,32 @@ export interface CategoryRepository {
   create(input: NewCategory): Promise<Category>;
 }
 
+export interface PetRepository {
+  /** Stores a pet, unless its category does not exist. */
+  create(input: {
+    name: string;
+    categoryId: number;
+    status: PetStatus;
+  }): Promise<{ ok: true; pet: Pet } | { ok: false; reason: 'category_not_found' }>;
+  /** Pets matching every given filter, ascending by id. */
+  list(filter: PetQuery): Promise<Pet[]>;
+  get(id: number): Promise<Pet | undefined>;
+}
+
+export interface OrderRepository {
+  /**
+   * Places an order and marks its pet `pending` in one transaction, only if the pet is `available`: of
+   * concurrent orders for one pet, exactly one succeeds.
+   */
+  place(input: {
+    petId: number;
+    quantity: number;
+    createdAt: string;
+  }): Promise<{ ok: true; order: Order } | { ok: false; reason: 'pet_not_found' | 'pet_not_available' }>;
+  /** Orders matching the filter, newest first. */
+  list(filter: OrderQuery): Promise<Order[]>;
+}
+
 export interface ApiKeyRepository {
   insert(record: ApiKeyRecord): Promise<void>;
   /** Every key, revoked ones included, oldest first. */
@@ -48,6 +82,8 @@ export interface ApiKeyRepository {
 export interface Storage {
   readonly kind: 'sqlite' | 'postgres';
   readonly categories: CategoryRepository;
+  readonly pets: PetRepository;
+  readonly orders: OrderRepository;
   readonly apiKeys: ApiKeyRepository;
   /** Resolves when the store answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;

@@ -9,7 +9,8 @@ describe('bearer authentication', () => {
   let server: TestServer;
   let routes: ProtectedRoute[];
   before(async () => {
-    server = await startTestServer();
+    // The suite sends more requests without a valid key than the default anonymous limit admits a minute.
+    server = await startTestServer({}, { configFile: { anonymous: { perMinute: 10_000, perDay: 100_000 } } });
     routes = await protectedRoutes(server);
   });
   after(() => server.close());

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { OperationId } from '../../src/contract/index.js';
 import { generateKey } from '../../src/keys/index.js';
 import { assertError, assertRateLimitHeaders } from './assertions.js';
 import type { JsonResponse, TestServer } from './server.js';
@@ -12,17 +13,39 @@ export interface ProtectedRoute {
   body?: unknown;
 }
 
-/** Every operation of the served OpenAPI document, as a concrete request: new operations join by themselves. */
+/** A valid request for each operation, given ids made for the suite: a new operation fails to compile here. */
+const SAMPLES: Record<
+  OperationId,
+  (ids: { categoryId: number; petId: number; spareId: number }) => Omit<ProtectedRoute, 'method'>
+> = {
+  listCategories: () => ({ path: '/v1/categories' }),
+  createCategory: () => ({ path: '/v1/categories', body: { name: 'Security' } }),
+  listPets: () => ({ path: '/v1/pets' }),
+  createPet: ({ categoryId }) => ({ path: '/v1/pets', body: { name: 'Rex', categoryId } }),
+  getPetById: ({ petId }) => ({ path: `/v1/pets/${petId}` }),
+  listOrders: () => ({ path: '/v1/store/orders' }),
+  placeOrder: ({ spareId }) => ({ path: '/v1/store/orders', body: { petId: spareId, quantity: 1 } }),
+};
+
+/**
+ * Every operation of the served OpenAPI document, as a concrete valid request: new operations join by
+ * themselves, and the document and the samples must agree.
+ */
 export async function protectedRoutes(server: TestServer): Promise<ProtectedRoute[]> {
   const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
-    paths: Record<string, Record<string, unknown>>;
+    paths: Record<string, Record<string, { operationId: OperationId }>>;
   };
+  const category = await server.post('/v1/categories', { name: 'Suite' });
+  const categoryId = (category.body as { id: number }).id;
+  const pet = async () =>
+    ((await server.post('/v1/pets', { name: 'Suite', categoryId })).body as { id: number }).id;
+  const ids = { categoryId, petId: await pet(), spareId: await pet() };
   return Object.entries(document.paths).flatMap(([path, item]) =>
-    Object.keys(item).map((method) => ({
-      method: method.toUpperCase(),
-      path: `/v1${path.replace(/\{\w+\}/g, '1')}`,
-      ...(method === 'post' ? { body: { name: 'Security' } } : {}),
-    })),
+    Object.entries(item).map(([method, operation]) => {
+      const sample = SAMPLES[operation.operationId](ids);
+      assert.equal(sample.path.replace(/\/\d+$/, '/{petId}'), `/v1${path}`, operation.operationId);
+      return { method: method.toUpperCase(), ...sample };
+    }),
   );
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -54,11 +54,22 @@ export function tempDir(prefix = 'petstore-test-'): { dir: string; remove: () =>
  */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: ComposeOptions = {},
+  options: ComposeOptions & { configFile?: Record<string, unknown> } = {},
 ): Promise<TestServer> {
   const { dir, remove } = tempDir();
   const file = path.join(dir, 'petstore.db');
-  const config = loadConfig({ PORT: '0', DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info', ...env });
+  const fileEnv: Record<string, string> = {};
+  if (options.configFile !== undefined) {
+    fileEnv.PETSTORE_CONFIG = path.join(dir, 'petstore.json');
+    writeFileSync(fileEnv.PETSTORE_CONFIG, JSON.stringify(options.configFile));
+  }
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: `sqlite:${file}`,
+    LOG_LEVEL: 'info',
+    ...fileEnv,
+    ...env,
+  });
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, callback) {

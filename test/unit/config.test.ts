@@ -24,6 +24,11 @@ describe('configuration', () => {
         anonymous: { perMinute: 60, perDay: 1_000 },
         ban: { after: 60, durationMs: 900_000 },
       },
+      deprecation: {
+        deprecatedAt: new Date('2026-11-01T00:00:00Z'),
+        sunsetAt: new Date('2027-06-30T00:00:00Z'),
+        link: 'https://api.petstore.example/docs#deprecations',
+      },
       trustProxy: false,
     });
   });

@@ -54,6 +54,27 @@ export const MIGRATIONS: readonly Migration[] = [
     // their rate-limit store, which the CLI cannot reach when it lives in a server's memory.
     sql: 'ALTER TABLE api_keys ADD COLUMN unbanned_at TEXT;',
   },
+  {
+    version: 4,
+    name: 'pets and orders',
+    sql: `
+      CREATE TABLE pets (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        name        TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 100),
+        category_id INTEGER NOT NULL REFERENCES categories (id),
+        status      TEXT NOT NULL CHECK (status IN ('available', 'pending', 'sold'))
+      ) STRICT;
+      CREATE INDEX pets_by_category ON pets (category_id);
+      CREATE TABLE orders (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        pet_id     INTEGER NOT NULL REFERENCES pets (id),
+        quantity   INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 1000),
+        status     TEXT NOT NULL CHECK (status IN ('placed', 'approved', 'delivered')),
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX orders_by_creation ON orders (created_at, id);
+    `,
+  },
 ];
 
 /**

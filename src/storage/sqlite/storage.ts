@@ -3,6 +3,7 @@ import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import type { ApiKeyRecord, ApiKeyRepository, CategoryRepository, Storage } from '../types.js';
 import { migrate } from './migrations.js';
+import { sqliteOrders, sqlitePets } from './pets-orders.js';
 import { WriteQueue } from './write-queue.js';
 
 /**
@@ -155,6 +156,8 @@ export function createSqliteStorage(options: { file: string }): Storage {
   return {
     kind: 'sqlite',
     categories: sqliteCategories(db, writes),
+    pets: sqlitePets(db, writes),
+    orders: sqliteOrders(db, writes),
     apiKeys: sqliteApiKeys(db, writes),
     async ping() {
       ping.get();

@@ -1,0 +1,51 @@
+/**
+ * Counters for operators, served in the Prometheus text format at `/metrics` (loopback only). Deliberately
+ * small: counters with labels are all the service needs today.
+ */
+export class Counter {
+  readonly #values = new Map<string, number>();
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[],
+  ) {}
+
+  inc(labels: Record<string, string> = {}): void {
+    const key = this.labelNames.map((label) => `${label}="${escapeLabel(labels[label] ?? '')}"`).join(',');
+    this.#values.set(key, (this.#values.get(key) ?? 0) + 1);
+  }
+
+  /** The count for these labels (0 if never incremented). */
+  get(labels: Record<string, string> = {}): number {
+    const key = this.labelNames.map((label) => `${label}="${escapeLabel(labels[label] ?? '')}"`).join(',');
+    return this.#values.get(key) ?? 0;
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
+    if (this.#values.size === 0 && this.labelNames.length === 0) lines.push(`${this.name} 0`);
+    for (const [labels, value] of this.#values)
+      lines.push(`${this.name}${labels ? `{${labels}}` : ''} ${value}`);
+    return lines.join('\n');
+  }
+}
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+/** Every counter of one process. */
+export interface Metrics {
+  deprecatedCalls: Counter;
+  render(): string;
+}
+
+export function createMetrics(): Metrics {
+  const deprecatedCalls = new Counter(
+    'petstore_deprecated_calls_total',
+    'Calls of deprecated operations, by operation and API key id.',
+    ['operation', 'key_id'],
+  );
+  const all = [deprecatedCalls];
+  return { deprecatedCalls, render: () => `${all.map((counter) => counter.render()).join('\n')}\n` };
+}

@@ -1,0 +1,1 @@
+export { createOrderHandlers } from './routes.js';

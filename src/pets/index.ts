@@ -1,0 +1,1 @@
+export { createPetHandlers } from './routes.js';
