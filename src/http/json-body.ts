@@ -7,7 +7,37 @@ export const BODY_LIMIT = 16 * 1024;
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
+/**
+ * The first string in a parsed body that a store could not keep as given, with its path: one that is not
+ * well-formed Unicode (a lone surrogate becomes U+FFFD in UTF-8) or that holds NUL (SQLite's length()
+ * stops there). Iterative, so a deeply nested body cannot overflow the stack.
+ */
+function unstorableString(value: unknown): string | undefined {
+  const pending: [unknown, string][] = [[value, '']];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, path] = next;
+    if (typeof item === 'string') {
+      if (!item.isWellFormed() || item.includes('\u0000')) return path === '' ? 'request body' : path;
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, child] of Object.entries(item)) {
+        const childPath = path === '' ? key : `${path}.${key}`;
+        if (!key.isWellFormed() || key.includes('\u0000')) return childPath;
+        pending.push([child, childPath]);
+      }
+    }
+  }
+  return undefined;
+}
+
 function parseJsonBody(request: FastifyRequest, text: string): unknown {
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+    // RFC 9110 section 15.5.16: a content coding the server does not support is a 415.
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Encoding ${encoding} is not accepted; send plain JSON`,
+    );
+  }
   const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new ApiError(
@@ -21,6 +51,13 @@ function parseJsonBody(request: FastifyRequest, text: string): unknown {
     value = JSON.parse(text);
   } catch {
     throw new ApiError('malformed_json', 'Request body is not valid JSON');
+  }
+  const unstorable = unstorableString(value);
+  if (unstorable !== undefined) {
+    throw new ApiError(
+      'validation_failed',
+      `${unstorable} must be well-formed Unicode text without NUL characters`,
+    );
   }
   if (typeof value !== 'object' || value === null) return value;
   try {

@@ -61,9 +61,14 @@ export function registerOperations(app: FastifyInstance, handlers: OperationHand
     });
   }
   for (const [url, allowed] of methodsByPath) {
-    const allow = allowed.join(', ');
+    const allow = ALL_METHODS.filter(
+      (method) => allowed.includes(method) || (method === 'HEAD' && allowed.includes('GET')),
+    ).join(', ');
     app.route({
-      method: ALL_METHODS.filter((method) => !allowed.includes(method)),
+      // HEAD comes with GET (exposeHeadRoutes).
+      method: ALL_METHODS.filter(
+        (method) => !allowed.includes(method) && !(method === 'HEAD' && allowed.includes('GET')),
+      ),
       url,
       config: { methodNotAllowed: true } satisfies RouteConfig,
       handler: async (request) => {

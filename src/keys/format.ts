@@ -2,23 +2,24 @@ import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
- * API key format: `ps_<env>_<22 random base62 chars><6 base62 chars of CRC32>`, for example
- * `ps_live_4Fh2kP9qLx0ZbT7mW3cR1d0N8xYz`.
+ * API key format: `ps_<env>_<26 random base62 chars><6 base62 chars of CRC32>`, for example
+ * `ps_live_4Fh2kP9qLx0ZbT7mW3cR1d0N8xYzQ2aB`.
  *
- * - 22 base62 characters drawn uniformly carry 22 * log2(62) = 131 bits from the CSPRNG.
+ * - 26 base62 characters drawn uniformly carry 26 * log2(62) = 155 bits from the CSPRNG; the 4 that
+ *   `keys list` shows leave 131 secret bits, above the 128 DESIGN.md asks for.
  * - The CRC32 of everything before it lets leak scanners (and this server) recognise a real key offline
  *   and reject a mistyped or invented one before any lookup.
  * - The `ps_live_` / `ps_test_` prefix names the environment, so a staging key is never tried in production.
  */
-export const KEY_PATTERN = /^ps_(live|test)_[0-9A-Za-z]{28}$/;
+export const KEY_PATTERN = /^ps_(live|test)_[0-9A-Za-z]{32}$/;
 
 /** The published pattern, for leak scanners (same as `KEY_PATTERN`, without anchors). */
-export const KEY_PATTERN_SOURCE = 'ps_(live|test)_[0-9A-Za-z]{28}';
+export const KEY_PATTERN_SOURCE = 'ps_(live|test)_[0-9A-Za-z]{32}';
 
 export type KeyEnvironment = 'production' | 'staging';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const RANDOM_CHARS = 22;
+const RANDOM_CHARS = 26;
 const CHECKSUM_CHARS = 6; // 62^6 > 2^32
 const PREFIX_CHARS = 8; // 'ps_live_'
 /** Characters of a key shown by `keys list` and in logs: the prefix and 4 random characters. */

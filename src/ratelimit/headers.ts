@@ -9,6 +9,9 @@ export function bindingWindow(
   minute: WindowState,
   day: WindowState,
 ): { name: 'minute' | 'day'; window: WindowState } {
+  // An exhausted day outlasts any minute: it binds even when the minute is exhausted too, so Reset agrees
+  // with Retry-After.
+  if (day.remaining === 0) return { name: 'day', window: day };
   if (minute.remaining !== day.remaining) {
     return minute.remaining < day.remaining
       ? { name: 'minute', window: minute }
@@ -27,7 +30,8 @@ export function policyHeader(minute: WindowState, day: WindowState): string {
  * binding window, and the IETF draft's `RateLimit` and `RateLimit-Policy`. While a key is banned, nothing
  * is left until the ban ends.
  */
-export function rateLimitHeaders(decision: Decision, now: number): Record<string, string> {
+export function rateLimitHeaders(decision: Decision): Record<string, string> {
+  const { now } = decision;
   const { name, window } = bindingWindow(decision.minute, decision.day);
   const banned = decision.kind === 'banned';
   const remaining = banned ? 0 : window.remaining;
@@ -43,7 +47,8 @@ export function rateLimitHeaders(decision: Decision, now: number): Record<string
 }
 
 /** `Retry-After` of a refused request, in whole seconds, at least 1; undefined when it was admitted. */
-export function retryAfterSeconds(decision: Decision, now: number): number | undefined {
+export function retryAfterSeconds(decision: Decision): number | undefined {
+  const { now } = decision;
   switch (decision.kind) {
     case 'allowed':
       return undefined;

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendHookHandler, preValidationHookHandler } from 'fastify';
 import type { Clock } from '../clock/index.js';
 import type { Deprecation } from '../config/index.js';
 import { ApiError } from '../errors/index.js';
@@ -6,45 +6,48 @@ import type { RouteConfig } from '../http/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { deprecationHeaders, isPastSunset } from './headers.js';
 
-const isDeprecated = (config: unknown) => (config as RouteConfig | undefined)?.deprecated === true;
-
-/**
- * Deprecated operations: their headers go on every answer (401, 404 and 429 included), so the hook that sets
- * them must be added before authentication. Register first in the `/v1` scope.
- */
-export function registerDeprecationHeaders(app: FastifyInstance, deprecation: Deprecation): void {
-  const headers = deprecationHeaders(deprecation);
-  app.addHook('onRequest', (request, reply, done) => {
-    if (isDeprecated(request.routeOptions.config)) reply.headers(headers);
-    done();
-  });
+/** Hooks may be one function or a list of them; a route's own hooks are kept. */
+function withHook<T>(existing: T | T[] | undefined, hook: T): T[] {
+  return [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
 }
 
 /**
- * Once a caller is authenticated and counted: past the sunset a deprecated operation answers 410; before
- * it, each call is logged and counted by key, so operators can see who still uses it.
+ * Deprecated operations, wired as each of their routes is registered, so no other route pays a thing:
+ * - `onSend`: the deprecation headers on every answer, 401, 404 and 429 included;
+ * - `preValidation`: past the sunset, 410 before the parameters are even looked at; before it, each call is
+ *   logged and counted by key, so operators can see who still uses it.
+ * Register in the `/v1` scope before the operations.
  */
-export function registerSunset(
+export function registerDeprecation(
   app: FastifyInstance,
   deps: { deprecation: Deprecation; clock: Clock; metrics: Metrics },
 ): void {
   const { deprecation, clock, metrics } = deps;
-  app.addHook('preHandler', (request, _reply, done) => {
-    const config = request.routeOptions.config as RouteConfig | undefined;
-    if (!isDeprecated(config)) {
+  const headers = deprecationHeaders(deprecation);
+  const addHeaders: onSendHookHandler = (_request, reply, payload, done) => {
+    reply.headers(headers);
+    done(null, payload);
+  };
+  app.addHook('onRoute', (route) => {
+    const config = route.config as RouteConfig | undefined;
+    if (config?.deprecated !== true) return;
+    const operation = config.operationId ?? route.url;
+    const sunsetOrCount: preValidationHookHandler = (request, _reply, done) => {
+      if (isPastSunset(deprecation, clock.now())) {
+        done(
+          new ApiError(
+            'endpoint_sunset',
+            `This endpoint was retired on ${deprecation.sunsetAt.toUTCString()}`,
+          ),
+        );
+        return;
+      }
+      const keyId = request.apiKey?.id ?? 'anonymous';
+      metrics.deprecatedCalls.inc({ operation, key_id: keyId });
+      request.log.info({ operation, keyId, reqId: request.id }, 'deprecated endpoint called');
       done();
-      return;
-    }
-    if (isPastSunset(deprecation, clock.now())) {
-      done(
-        new ApiError('endpoint_sunset', `This endpoint was retired on ${deprecation.sunsetAt.toUTCString()}`),
-      );
-      return;
-    }
-    const operation = config?.operationId ?? request.routeOptions.url ?? '';
-    const keyId = request.apiKey?.id ?? 'anonymous';
-    metrics.deprecatedCalls.inc({ operation, key_id: keyId });
-    request.log.info({ operation, keyId, reqId: request.id }, 'deprecated endpoint called');
-    done();
+    };
+    route.onSend = withHook(route.onSend, addHeaders);
+    route.preValidation = withHook(route.preValidation, sunsetOrCount);
   });
 }

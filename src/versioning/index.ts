@@ -1,2 +1,2 @@
 export { deprecationHeaders, isPastSunset } from './headers.js';
-export { registerDeprecationHeaders, registerSunset } from './hooks.js';
+export { registerDeprecation } from './hooks.js';

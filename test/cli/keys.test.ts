@@ -149,7 +149,7 @@ describe('first start of the embedded default', () => {
     let key: string;
     try {
       const printed = first.output.join('\n');
-      const keys = printed.match(/ps_live_[0-9A-Za-z]{28}/g) ?? [];
+      const keys = printed.match(/ps_live_[0-9A-Za-z]{32}/g) ?? [];
       assert.equal(keys.length, 1, printed);
       key = keys[0] as string;
       assert.match(printed, /will not be shown again/);

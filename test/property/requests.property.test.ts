@@ -1,83 +1,130 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
+import type { OperationId } from '../../src/contract/index.js';
 import { assertErrorShape } from '../support/assertions.js';
+import { BACKENDS } from '../support/backends.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const RUNS = 2_000;
 
-const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD');
-const contentType = fc.option(
+/** Characters that have broken stores and parsers before: NUL, lone surrogates, controls, invisible ones. */
+const nastyChar = fc.constantFrom(
+  '\u0000',
+  '\ud800',
+  '\udfff',
+  '\u0007',
+  '\u001b',
+  '\u200b',
+  '\ufeff',
+  '\u2028',
+  '"',
+  '\\',
+);
+const text = (maxLength: number) =>
   fc.oneof(
-    { weight: 3, arbitrary: fc.constant('application/json') },
-    fc.constantFrom(
-      'application/json',
-      'application/json; charset=utf-8',
-      'application/json; charset=latin1',
-      'text/plain',
-      'application/x-www-form-urlencoded',
-      'multipart/form-data',
-      'application/jsonx',
-      '',
-    ),
-    fc.string({ maxLength: 40 }),
+    { weight: 3, arbitrary: fc.string({ maxLength }) },
+    fc.string({ unit: 'grapheme', maxLength }),
+    fc.string({ unit: fc.oneof(fc.string({ minLength: 1, maxLength: 1 }), nastyChar), maxLength }),
+    fc.constantFrom('', ' ', '\t\n', 'Dog', 'n'.repeat(100), 'n'.repeat(101)),
+  );
+const validName = fc.string({ minLength: 1, maxLength: 100 }).filter((value) => /\S/.test(value));
+const id = fc.oneof(
+  { weight: 3, arbitrary: fc.integer({ min: 1, max: 5 }) },
+  fc.integer(),
+  fc.double(),
+  fc.constantFrom(0, -1, 2 ** 53, '1', null, true),
+);
+const anything = fc.jsonValue();
+const extraField = fc.option(fc.record({ extra: anything }), { nil: undefined });
+
+/** Bodies shaped like each operation's, mostly almost valid, so generated requests reach every check. */
+const BODIES = {
+  category: fc.record(
+    { name: fc.oneof(validName, text(120), anything), description: fc.oneof(text(1100), anything), id },
+    { requiredKeys: [] },
   ),
-  { nil: undefined },
-);
-const name = fc.oneof(
-  fc.string({ maxLength: 120 }),
-  fc.string({ unit: 'grapheme', maxLength: 110 }),
-  fc.constantFrom('', ' ', '\t\n', 'Dog', 'n'.repeat(100), 'n'.repeat(101)),
-);
-const categoryLike = fc.record(
-  {
-    name: fc.oneof(name, fc.jsonValue()),
-    description: fc.oneof(fc.string({ maxLength: 1100 }), fc.jsonValue()),
-    id: fc.integer(),
-  },
-  { requiredKeys: [] },
-);
-/** Valid categories, so that a good share of the generated requests reaches storage. */
-const validCategory = fc.record(
-  {
-    name: fc.string({ minLength: 1, maxLength: 100 }).filter((text) => /\S/.test(text)),
-    description: fc.string(),
-  },
-  { requiredKeys: ['name'] },
-);
-const body = fc.option(
-  fc.oneof(
-    { weight: 3, arbitrary: validCategory.map((value) => JSON.stringify(value)) },
-    categoryLike.map((value) => JSON.stringify(value)),
-    fc
-      .object()
-      .map((value) => JSON.stringify({ name: 'Proto', ...value }).replace('{', '{"__proto__":{"x":1},')),
-    fc.json(),
-    fc.string({ maxLength: 200 }),
-    fc.constantFrom(
-      '{"name":"x","__proto__":{"a":1}}',
-      '{"constructor":{"prototype":{}}}',
-      '{',
-      'null',
-      '[]',
-    ),
-    fc.string({ maxLength: 20 }).map((text) => `{"name":"${text}"${' '.repeat(17_000)}}`),
+  pet: fc.record(
+    {
+      name: fc.oneof(validName, text(120), anything),
+      categoryId: id,
+      status: fc.oneof(fc.constantFrom('available', 'pending', 'sold'), text(10)),
+    },
+    { requiredKeys: [] },
   ),
-  { nil: undefined },
-);
+  order: fc.record(
+    { petId: id, quantity: fc.oneof(fc.integer({ min: -2, max: 1002 }), anything), status: text(10) },
+    { requiredKeys: [] },
+  ),
+};
+
+const body = (shape: fc.Arbitrary<Record<string, unknown>>) =>
+  fc.option(
+    fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(shape, extraField)
+          .map(([value, extra]) => JSON.stringify({ ...value, ...extra })),
+      },
+      fc.json(),
+      fc.string({ maxLength: 200 }),
+      fc.constantFrom(
+        '{"name":"x","__proto__":{"a":1}}',
+        '{"constructor":{"prototype":{}}}',
+        '{',
+        'null',
+        '[]',
+      ),
+      shape.map((value) => JSON.stringify(value).replace('{', '{"__proto__":{"x":1},')),
+      fc.string({ maxLength: 20 }).map((value) => `{"name":"${value}"${' '.repeat(17_000)}}`),
+    ),
+    { nil: undefined },
+  );
+
+const query = fc
+  .array(
+    fc.tuple(
+      fc.constantFrom('categoryId', 'status', 'x', 'petId', '__proto__'),
+      fc.oneof(
+        fc.constantFrom('1', '0', 'abc', 'available', 'sold', 'placed', 'lost', '1.5', '%00', '', '-1'),
+        fc.string(),
+      ),
+    ),
+    { maxLength: 3 },
+  )
+  .map((pairs) =>
+    pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`,
+  );
+
 const headerValue = fc.string({ maxLength: 60 }).filter((value) => /^[\t\x20-\x7e]*$/.test(value));
-const requestWith = (method: fc.Arbitrary<string>) =>
-  fc.record({
+
+/** One generated request: the method and path of an operation, and generated everything else. */
+function requestFor(
+  method: fc.Arbitrary<string>,
+  path: fc.Arbitrary<string>,
+  shape?: fc.Arbitrary<Record<string, unknown>>,
+) {
+  return fc.record({
     method,
-    path: fc.constantFrom(
-      '/v1/categories',
-      '/v1/categories?x=1',
-      '/v1/categories?name=%00',
-      '/v1/categories/',
+    path,
+    contentType: fc.option(
+      fc.oneof(
+        { weight: 4, arbitrary: fc.constant('application/json') },
+        fc.constantFrom(
+          'application/json; charset=utf-8',
+          'application/json; charset=latin1',
+          'text/plain',
+          '',
+        ),
+        fc.string({ maxLength: 40 }),
+      ),
+      { nil: undefined },
     ),
-    contentType,
-    body,
+    body:
+      shape === undefined
+        ? fc.option(fc.string({ maxLength: 50 }), { nil: undefined, freq: 4 })
+        : body(shape),
     ifNoneMatch: fc.option(headerValue, { nil: undefined }),
     requestId: fc.option(headerValue, { nil: undefined }),
     // Mostly the valid key, so that the generated bodies reach validation and storage.
@@ -87,80 +134,128 @@ const requestWith = (method: fc.Arbitrary<string>) =>
       { weight: 1, arbitrary: headerValue },
     ),
   });
+}
 
-/** Each operation gets its own runs, and the other methods on its path get theirs. */
-const TARGETS: [string, fc.Arbitrary<string>][] = [
-  ['listCategories (GET)', fc.constant('GET')],
-  ['createCategory (POST)', fc.constant('POST')],
-  ['any method', method],
-];
+const petPath = fc
+  .oneof(
+    fc.integer({ min: 1, max: 5 }).map(String),
+    fc.constantFrom('abc', '0', '-1', '1.5', '%zz', '99999999999999999999'),
+  )
+  .map((value) => `/v1/pets/${value}`);
 
-describe('generated requests to every operation', () => {
-  let server: TestServer;
-  let key: string;
-  before(async () => {
-    server = await startTestServer({ LOG_LEVEL: 'silent' });
-    // Limits far above the runs, so generated requests reach validation rather than 429.
-    ({ key } = await server.createKey({ plan: 'enterprise', limits: { perMinute: 1e9, perDay: 1e9 } }));
-  });
-  after(() => server.close());
+/** Every operation gets its own runs (a new operation fails to compile here), and stray methods theirs. */
+const TARGETS: Record<
+  OperationId | 'other methods',
+  fc.Arbitrary<ReturnType<typeof requestFor> extends fc.Arbitrary<infer T> ? T : never>
+> = {
+  listCategories: requestFor(
+    fc.constant('GET'),
+    query.map((q) => `/v1/categories${q}`),
+  ),
+  createCategory: requestFor(fc.constant('POST'), fc.constant('/v1/categories'), BODIES.category),
+  listPets: requestFor(
+    fc.constant('GET'),
+    query.map((q) => `/v1/pets${q}`),
+  ),
+  createPet: requestFor(fc.constant('POST'), fc.constant('/v1/pets'), BODIES.pet),
+  getPetById: requestFor(fc.constant('GET'), petPath),
+  listOrders: requestFor(
+    fc.constant('GET'),
+    query.map((q) => `/v1/store/orders${q}`),
+  ),
+  placeOrder: requestFor(fc.constant('POST'), fc.constant('/v1/store/orders'), BODIES.order),
+  'other methods': requestFor(
+    fc.constantFrom('PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'),
+    fc.constantFrom('/v1/categories', '/v1/pets', '/v1/pets/1', '/v1/store/orders', '/v1/nowhere'),
+    BODIES.category,
+  ),
+};
 
-  const created = new Set<number>();
-  for (const [label, methods] of TARGETS) {
-    test(`${label}: ${RUNS} generated requests, no 5xx, every error an Error body`, async () => {
-      let errors = 0;
-      let successes = 0;
-      await fc.assert(
-        fc.asyncProperty(requestWith(methods), async (generated) => {
-          const headers: Record<string, string> = {};
-          if (generated.authorization === 'valid') headers.authorization = `Bearer ${key}`;
-          else if (generated.authorization !== undefined) headers.authorization = generated.authorization;
-          if (generated.contentType !== undefined) headers['content-type'] = generated.contentType;
-          if (generated.ifNoneMatch !== undefined) headers['if-none-match'] = generated.ifNoneMatch;
-          if (generated.requestId !== undefined) headers['x-request-id'] = generated.requestId;
-          const response = await server.server.app.inject({
-            method: generated.method as 'GET',
-            url: generated.path,
-            headers,
-            ...(generated.body !== undefined ? { payload: generated.body } : {}),
-          });
-          assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body}`);
-          if (response.statusCode < 400) successes += 1;
-          if (response.statusCode === 201) created.add((response.json() as { id: number }).id);
-          if (response.statusCode >= 400 && generated.method !== 'HEAD') {
-            errors += 1;
-            let parsed: unknown;
-            try {
-              parsed = JSON.parse(response.body);
-            } catch {
-              assert.fail(`not JSON: ${response.body}`);
-            }
-            assertErrorShape({
-              status: response.statusCode,
-              headers: new Headers(response.headers as Record<string, string>),
-              text: response.body,
-              body: parsed,
-            });
-          }
-        }),
-        { numRuns: RUNS },
-      );
-      assert.ok(errors > RUNS / 10, `the generator reaches error paths (${errors})`);
-      assert.ok(successes > 0, 'the generator reaches the happy path');
+/** Where each created resource is stored, to prove that only 201s stored rows. */
+const TABLES: Record<string, string> = {
+  '/v1/categories': 'categories',
+  '/v1/pets': 'pets',
+  '/v1/store/orders': 'orders',
+};
+
+for (const backend of BACKENDS) {
+  describe(`generated requests to every operation (${backend.name})`, () => {
+    let server: TestServer;
+    let key: string;
+    before(async () => {
+      server = await startTestServer({ LOG_LEVEL: 'silent' }, { backend });
+      // Limits far above the runs, so generated requests reach validation rather than 429.
+      ({ key } = await server.createKey({ plan: 'enterprise', limits: { perMinute: 1e9, perDay: 1e9 } }));
+      // A few rows for the generated ids to find.
+      for (let i = 0; i < 3; i += 1) {
+        const category = await server.post('/v1/categories', { name: `Seed ${i}` });
+        await server.post('/v1/pets', {
+          name: `Seed ${i}`,
+          categoryId: (category.body as { id: number }).id,
+        });
+      }
     });
-  }
+    after(() => server.close());
 
-  test('the only stored rows are those answered 201', () => {
-    assert.ok(created.size > 0);
-    const db = new Database(server.file, { readonly: true });
-    try {
-      const ids = db.prepare('SELECT id FROM categories').pluck().all() as number[];
-      assert.deepEqual(
-        ids.toSorted((a, b) => a - b),
-        [...created].toSorted((a, b) => a - b),
-      );
-    } finally {
-      db.close();
+    const created: Record<string, Set<number>> = {
+      categories: new Set(),
+      pets: new Set(),
+      orders: new Set(),
+    };
+    for (const [label, requests] of Object.entries(TARGETS)) {
+      test(`${label}: ${RUNS} generated requests, no 5xx, every error an Error body`, async () => {
+        let errors = 0;
+        await fc.assert(
+          fc.asyncProperty(requests, async (generated) => {
+            const headers: Record<string, string> = {};
+            if (generated.authorization === 'valid') headers.authorization = `Bearer ${key}`;
+            else if (generated.authorization !== undefined) headers.authorization = generated.authorization;
+            if (generated.contentType !== undefined) headers['content-type'] = generated.contentType;
+            if (generated.ifNoneMatch !== undefined) headers['if-none-match'] = generated.ifNoneMatch;
+            if (generated.requestId !== undefined) headers['x-request-id'] = generated.requestId;
+            const response = await server.server.app.inject({
+              method: generated.method as 'GET',
+              url: generated.path,
+              headers,
+              ...(generated.body !== undefined ? { payload: generated.body } : {}),
+            });
+            assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body}`);
+            const table = TABLES[generated.path];
+            if (response.statusCode === 201 && table !== undefined) {
+              created[table]?.add((response.json() as { id: number }).id);
+            }
+            if (response.statusCode >= 400 && generated.method !== 'HEAD') {
+              errors += 1;
+              let parsed: unknown;
+              try {
+                parsed = JSON.parse(response.body);
+              } catch {
+                assert.fail(`not JSON: ${response.body}`);
+              }
+              assertErrorShape({
+                status: response.statusCode,
+                headers: new Headers(response.headers as Record<string, string>),
+                text: response.body,
+                body: parsed,
+              });
+            }
+          }),
+          { numRuns: RUNS },
+        );
+        assert.ok(errors > RUNS / 10, `the generator reaches error paths (${errors})`);
+      });
     }
+
+    test('the only stored rows are those answered 201, and every create reached storage', async () => {
+      for (const [table, ids] of Object.entries(created)) {
+        assert.ok(ids.size > 0, `some generated ${table} were valid`);
+        const stored = (await server.query<{ id: number }>(`SELECT id FROM ${table}`)).map((row) =>
+          Number(row.id),
+        );
+        const seeded = table === 'orders' ? 0 : 3;
+        assert.equal(stored.length, ids.size + seeded, table);
+        for (const id of ids) assert.ok(stored.includes(id), `${table} ${id}`);
+      }
+    });
   });
-});
+}

@@ -125,6 +125,16 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
           );
         });
       }
+      await t.test(`${route.method} ${route.path}: a key over its limit gets 429`, async () => {
+        // One request a day: the second is refused whatever minute it falls in.
+        const { key } = await server.createKey({ plan: 'enterprise', limits: { perMinute: 1, perDay: 1 } });
+        const authorization = { authorization: `Bearer ${key}` };
+        await send(server, { method: 'GET', path: '/v1/categories' }, authorization);
+        const response = await send(server, route, authorization);
+        assertError(response, 429, 'rate_limit_exceeded');
+        assert.match(response.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+        assertRateLimitHeaders(response);
+      });
       await t.test(`${route.method} ${route.path}: the valid key passes`, async () => {
         const response = await send(server, route, {});
         assert.ok(response.status < 400, `${response.status} ${response.text}`);

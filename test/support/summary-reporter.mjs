@@ -7,9 +7,14 @@ export default async function* summaryReporter(source) {
   let failed = 0;
   let skipped = 0;
   const failures = [];
+  // The names of the enclosing suites, by nesting level, so a failure says which suite (and backend) it is in.
+  const path = [];
   for await (const event of source) {
     const { type, data } = event;
-    if (type === 'test:pass' || type === 'test:fail') {
+    if (type === 'test:start') {
+      path[data.nesting] = data.name;
+      path.length = data.nesting + 1;
+    } else if (type === 'test:pass' || type === 'test:fail') {
       // Suites (describe) report too; count only leaf tests.
       if (data.details?.type === 'suite') continue;
       const indent = '  '.repeat(data.nesting);
@@ -22,7 +27,7 @@ export default async function* summaryReporter(source) {
         yield `${indent}ok ${data.name} (${ms} ms)\n`;
       } else {
         failed += 1;
-        failures.push(data);
+        failures.push({ ...data, name: [...path.slice(0, data.nesting), data.name].join(' > ') });
         yield `${indent}FAIL ${data.name} (${ms} ms)\n`;
       }
     } else if (type === 'test:stderr' || type === 'test:stdout') {

@@ -17,7 +17,7 @@ test('10,000 keys: all match the pattern, verify, differ, and any one-character 
     seen.add(key);
 
     // Change one character of the random part or checksum to another base62 character.
-    const index = 8 + (i % 28);
+    const index = 8 + (i % 32);
     const original = key[index] as string;
     const replacement = ALPHABET[(ALPHABET.indexOf(original) + 1 + (i % 61)) % 62] as string;
     assert.notEqual(replacement, original);
@@ -30,10 +30,10 @@ test('10,000 keys: all match the pattern, verify, differ, and any one-character 
 test('the random part uses the whole alphabet evenly enough', () => {
   const counts = new Map<string, number>();
   for (let i = 0; i < 2_000; i += 1) {
-    for (const char of generateKey('production').slice(8, 30)) counts.set(char, (counts.get(char) ?? 0) + 1);
+    for (const char of generateKey('production').slice(8, 34)) counts.set(char, (counts.get(char) ?? 0) + 1);
   }
   assert.equal(counts.size, 62);
-  const expected = (2_000 * 22) / 62;
+  const expected = (2_000 * 26) / 62;
   for (const [char, count] of counts)
     assert.ok(Math.abs(count - expected) < expected * 0.25, `${char}: ${count}`);
 });
@@ -45,7 +45,7 @@ test('arbitrary strings are never accepted as keys', () => {
     }),
   );
   fc.assert(
-    fc.property(fc.stringMatching(/^ps_(live|test)_[0-9A-Za-z]{28}$/), (text) => {
+    fc.property(fc.stringMatching(/^ps_(live|test)_[0-9A-Za-z]{32}$/), (text) => {
       // A random string of the right shape passes the checksum with odds of 1 in 2^32.
       assert.equal(keyEnvironment(text), undefined);
     }),
