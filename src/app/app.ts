@@ -6,6 +6,7 @@ import { API_PREFIX, buildOpenApiDocument } from '../contract/index.js';
 import {
   BODY_LIMIT,
   handleClientError,
+  handleError,
   JSON_CONTENT_TYPE,
   notFound,
   type OperationHandlers,
@@ -24,12 +25,22 @@ import { createOrderHandlers } from '../orders/index.js';
 import { createPetHandlers } from '../pets/index.js';
 import { type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
 import type { Storage } from '../storage/index.js';
-import { registerDeprecationHeaders, registerSunset } from '../versioning/index.js';
+import { registerDeprecation } from '../versioning/index.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
 
 const isLoopback = (address: string | undefined) =>
   address !== undefined &&
   (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
+
+/** A hop count trusts that many proxies in front of us; Fastify takes that as a function. */
+function trustProxyOption(value: boolean | number | string[]) {
+  return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value;
+}
+
+/** The headers of every answer: its request id, no MIME sniffing, and no caching of API answers. */
+function standardHeaders(requestId: string): Record<string, string> {
+  return { 'x-request-id': requestId, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+}
 
 /** One method and path the app answers, with its route config. */
 export interface ServedRoute {
@@ -68,13 +79,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One log line per request was not proven cheap on the hot path (BENCHMARKS.md item 6); errors are logged.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
     bodyLimit: BODY_LIMIT,
-    // HEAD is not part of the contract; it is answered 405 like every other undocumented method.
-    exposeHeadRoutes: false,
+    // HEAD of every GET route answers as GET does, without the body (RFC 9110 section 9.3.2).
+    exposeHeadRoutes: true,
     genReqId: requestIdFor,
     requestIdHeader: false,
     // In-flight and keep-alive requests are served while draining; `startServer` bounds the drain.
     return503OnClosing: false,
     clientErrorHandler: handleClientError,
+    // Errors Fastify meets before routing (a URL it cannot decode) skip the hooks; answer them alike.
+    frameworkErrors: (error, request, reply) => {
+      reply.headers(standardHeaders(request.id));
+      handleError(error, request, reply);
+    },
+    // One logger for every request: a child logger per request costs time on the hot path, and the lines
+    // that log a request carry its id themselves.
+    childLoggerFactory: (logger) => logger,
     keepAliveTimeout: HTTP_TIMEOUTS.keepAlive,
     requestTimeout: HTTP_TIMEOUTS.request,
     http: {
@@ -82,7 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       connectionsCheckingInterval: HTTP_TIMEOUTS.checkInterval,
     },
     routerOptions: { maxParamLength: 100 },
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
   });
 
   registerValidators(app);
@@ -100,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   let closing = false;
   app.addHook('onRequest', (request, reply, done) => {
+    // The same headers as standardHeaders(), set one by one: this runs on every request.
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', 'no-store');
@@ -118,6 +138,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const categories = createCategoryService({ storage });
+  // Another instance's write makes our cached list stale: PostgreSQL tells us (LISTEN/NOTIFY).
+  await storage.watchCategories(() => categories.invalidate());
   const handlers: OperationHandlers = {
     ...createCategoryHandlers({ categories }),
     ...createPetHandlers({ pets: storage.pets }),
@@ -127,11 +149,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (v1) => {
       // In this order: every /v1 request is identified, counted (by key, or by address for strangers) and
       // given rate-limit headers before anything can answer it, 401 and 404 included.
-      registerDeprecationHeaders(v1, config.deprecation);
       identifyCaller(v1, authenticator);
       registerRateLimit(v1, limiter);
       requireApiKey(v1);
-      registerSunset(v1, { deprecation: config.deprecation, clock, metrics });
+      registerDeprecation(v1, { deprecation: config.deprecation, clock, metrics });
       registerOperations(v1, handlers);
       // Unknown paths under /v1 pass the same hooks, so no answer there reveals what exists to strangers.
       v1.setNotFoundHandler(notFound);
@@ -151,18 +172,37 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(document));
   app.get('/healthz', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send('{"status":"ok"}'));
   app.get('/readyz', async (request, reply) => {
-    try {
-      await storage.ping();
-    } catch (error) {
-      request.log.warn({ err: error }, 'storage is not ready');
-      return sendError(request, reply, 'service_unavailable', `Storage (${storage.kind}) is unreachable`);
+    // Storage is required. A shared rate-limit store that is down makes the instance degraded, not unready,
+    // when the policy is to fail open: taking every instance out of the balancer would be worse.
+    const reach = (ping: Promise<void>) =>
+      ping.then(
+        () => 'ok' as const,
+        (error: unknown) => {
+          request.log.warn({ err: error }, 'readiness check failed');
+          return 'unreachable' as const;
+        },
+      );
+    const checks: Record<string, 'ok' | 'unreachable'> = { [storage.kind]: await reach(storage.ping()) };
+    if (config.rateLimitStore.kind === 'redis') checks.redis = await reach(limiter.ping());
+    const down = Object.keys(checks).filter((name) => checks[name] !== 'ok');
+    const required = down.filter((name) => name !== 'redis' || config.rateLimitFail === 'closed');
+    if (required.length > 0) {
+      return sendError(
+        request,
+        reply,
+        'service_unavailable',
+        `Not ready: ${required.join(' and ')} unreachable`,
+      );
     }
-    return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify({ status: 'ready', checks: { storage: 'ok' } }));
+    const status = down.length === 0 ? 'ready' : 'degraded';
+    return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify({ status, checks }));
   });
   // Operators' counters name API key ids, so they are served only to this machine (the socket's address,
   // never X-Forwarded-For); elsewhere the path does not exist.
   app.get('/metrics', async (request, reply) => {
-    if (!isLoopback(request.socket.remoteAddress)) return notFound(request, reply);
+    // A proxy on this host makes every client look local: a forwarded request is never answered.
+    const forwarded = request.headers['x-forwarded-for'] ?? request.headers.forwarded;
+    if (!isLoopback(request.socket.remoteAddress) || forwarded !== undefined) return notFound(request, reply);
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render());
   });
 

@@ -3,7 +3,7 @@ import type { Config } from '../config/index.js';
 import { createAuthenticator } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
 import { createMetrics } from '../metrics/index.js';
-import { createRateLimiter, MemoryRateLimitStore, type RateLimitStore } from '../ratelimit/index.js';
+import { createRateLimiter, createRateLimitStore, type RateLimitStore } from '../ratelimit/index.js';
 import { createStorage } from '../storage/index.js';
 import type { AppDeps } from './app.js';
 
@@ -13,21 +13,25 @@ export interface ComposeOptions {
   rateLimitStore?: RateLimitStore;
 }
 
+/** This machine's clock, moved by `PETSTORE_CLOCK_OFFSET_MS` (a testing aid for clock skew). */
+function clockOf(config: Config): Clock {
+  const offset = config.clockOffsetMs;
+  return offset === 0 ? systemClock : { now: () => Date.now() + offset };
+}
+
 /** The composition root: builds every dependency of the app once, from the configuration. */
 export async function composeApp(
   config: Config,
   logger: Logger,
   options: ComposeOptions = {},
 ): Promise<AppDeps> {
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? clockOf(config);
+  const metrics = createMetrics();
   const storage = await createStorage(config.storage);
+  const store = options.rateLimitStore ?? createRateLimitStore(config, { logger, metrics });
   try {
-    const limiter = createRateLimiter({
-      store: options.rateLimitStore ?? new MemoryRateLimitStore(),
-      policy: config.rateLimit,
-      clock,
-      logger,
-    });
+    await store.connect();
+    const limiter = createRateLimiter({ store, policy: config.rateLimit, clock, logger });
     const authenticator = createAuthenticator({
       storage,
       env: config.env,
@@ -35,8 +39,9 @@ export async function composeApp(
       onUnban: (keyId) => limiter.unban(keyId),
     });
     await authenticator.start();
-    return { config, logger, storage, authenticator, limiter, clock, metrics: createMetrics() };
+    return { config, logger, storage, authenticator, limiter, clock, metrics };
   } catch (error) {
+    await store.close();
     await storage.close();
     throw error;
   }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from '../config/index.js';
+import { createStorage } from '../storage/index.js';
 import { KEYS_USAGE, keysCommand, UsageError } from './keys.js';
 import { serve } from './serve.js';
 
@@ -9,6 +10,8 @@ Commands:
   serve        Start the HTTP API (the default). Configured by environment variables:
                PORT, HOST, DATABASE_URL, PETSTORE_ENV, PETSTORE_PRODUCTION_URL,
                PETSTORE_STAGING_URL, LOG_LEVEL (see README.md).
+  migrate      Bring the schema of DATABASE_URL up to date, then exit (servers also do this at start;
+               concurrent runs are safe).
   keys         Manage API keys (the same configuration as the server):
 ${KEYS_USAGE.replace(/^/gm, '    ')}
   help         Show this message.
@@ -29,6 +32,18 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'keys':
       return keysCommand(rest, loadConfig(), process.stdout);
+    case 'migrate': {
+      if (rest.length > 0) throw new UsageError(`migrate takes no arguments: ${rest.join(' ')}`);
+      const storage = await createStorage(loadConfig().storage);
+      const applied = storage.migrationsApplied;
+      await storage.close();
+      process.stdout.write(
+        applied.length === 0
+          ? `The ${storage.kind} schema is up to date.\n`
+          : `Applied ${storage.kind} migrations ${applied.join(', ')}.\n`,
+      );
+      return 0;
+    }
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

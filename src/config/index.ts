@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -42,13 +43,36 @@ const EnvSchema = Type.Object({
     default: 'https://staging.api.petstore.example/v1',
     description: 'an http(s) URL ending in /v1',
   }),
+  DATABASE_POOL_SIZE: Type.String({
+    pattern: '^([1-9]|[1-9]\\d|100)$',
+    default: '10',
+    description: 'the PostgreSQL connections per instance, 1 to 100',
+  }),
+  REDIS_URL: Type.Optional(
+    Type.String({ pattern: '^rediss?://.+$', description: 'redis://host:port or rediss://host:port' }),
+  ),
+  REDIS_PREFIX: Type.String({
+    pattern: '^[A-Za-z0-9:_.-]{1,64}$',
+    default: 'petstore:rl:',
+    description: 'a key prefix of up to 64 letters, digits and :_.-',
+  }),
+  RATE_LIMIT_FAIL: Type.Union([Type.Literal('open'), Type.Literal('closed')], {
+    default: 'open',
+    description: 'open or closed',
+  }),
+  PETSTORE_CLOCK_OFFSET_MS: Type.String({
+    pattern: '^-?\\d{1,10}$',
+    default: '0',
+    description: "a whole number of milliseconds (a testing aid to skew this instance's clock)",
+  }),
   PETSTORE_CONFIG: Type.Optional(
     Type.String({ minLength: 1, description: 'the path of a JSON config file' }),
   ),
   TRUST_PROXY: Type.Optional(
     Type.String({
-      pattern: '^(true|false|[0-9a-fA-F:.,/ ]+)$',
-      description: 'true, false, or a comma-separated list of proxy addresses or CIDRs',
+      pattern: '^(true|false|[1-9]|[0-9a-fA-F:.,/ ]+)$',
+      description:
+        'true, false, a hop count from 1 to 9, or a comma-separated list of proxy addresses or CIDRs',
     }),
   ),
   LOG_LEVEL: Type.Union(
@@ -61,7 +85,7 @@ type Env = Static<typeof EnvSchema>;
 
 export type StorageConfig =
   /** `isDefault`: no DATABASE_URL was given, so this is the embedded default file. */
-  { kind: 'sqlite'; file: string; isDefault: boolean } | { kind: 'postgres'; url: string };
+  { kind: 'sqlite'; file: string; isDefault: boolean } | { kind: 'postgres'; url: string; poolSize: number };
 
 export interface Config {
   port: number;
@@ -71,13 +95,19 @@ export interface Config {
   publicUrls: { production: string; staging: string };
   logLevel: string;
   rateLimit: RateLimitPolicy;
+  /** Where counters and bans live: this process, or Redis, shared by every instance. */
+  rateLimitStore: { kind: 'memory' } | { kind: 'redis'; url: string; keyPrefix: string };
+  /** When Redis is unreachable: serve on per-instance limits (open), or answer 503 (closed). */
+  rateLimitFail: 'open' | 'closed';
+  /** Added to this instance's clock; only for testing that windows do not depend on instance clocks. */
+  clockOffsetMs: number;
   /** The dates of the deprecated `GET /pets/{petId}`. */
   deprecation: Deprecation;
   /**
    * Whether `X-Forwarded-For` is believed for the client address (Fastify's `trustProxy`): only behind a
    * proxy that sets it, or anyone could pick the address their anonymous requests are counted under.
    */
-  trustProxy: boolean | string[];
+  trustProxy: boolean | number | string[];
 }
 
 /** A configuration value that cannot be used; its message names the variable. */
@@ -123,30 +153,52 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     port: Number(env.PORT),
     host: env.HOST,
     env: env.PETSTORE_ENV,
-    storage: parseDatabaseUrl(env.DATABASE_URL),
+    storage: parseDatabaseUrl(env.DATABASE_URL, Number(env.DATABASE_POOL_SIZE)),
     publicUrls: { production: env.PETSTORE_PRODUCTION_URL, staging: env.PETSTORE_STAGING_URL },
     logLevel: env.LOG_LEVEL,
     rateLimit: rateLimitPolicy(file),
+    rateLimitStore:
+      env.REDIS_URL === undefined
+        ? { kind: 'memory' }
+        : { kind: 'redis', url: env.REDIS_URL, keyPrefix: env.REDIS_PREFIX },
+    rateLimitFail: env.RATE_LIMIT_FAIL,
+    clockOffsetMs: Number(env.PETSTORE_CLOCK_OFFSET_MS),
     deprecation: deprecation.value,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
 }
 
-function parseTrustProxy(value: string | undefined): boolean | string[] {
+/** An address, or an address with a prefix length that fits it (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', prefix, extra] = entry.split('/');
+  const kind = isIP(address);
+  if (kind === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (kind === 4 ? 32 : 128));
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string[] {
   if (value === undefined || value === 'false') return false;
   if (value === 'true') return true;
-  return value
+  if (/^[1-9]$/.test(value)) return Number(value);
+  const entries = value
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
+  const bad = entries.filter((entry) => !isAddressOrCidr(entry));
+  if (bad.length > 0 || entries.length === 0) {
+    throw new ConfigError(
+      `Invalid configuration: TRUST_PROXY has entries that are not addresses or CIDRs: ${bad.join(', ')}`,
+    );
+  }
+  return entries;
 }
 
-function parseDatabaseUrl(url: string | undefined): StorageConfig {
+function parseDatabaseUrl(url: string | undefined, poolSize: number): StorageConfig {
   if (url === undefined) return { kind: 'sqlite', file: DEFAULT_SQLITE_FILE, isDefault: true };
   if (url.startsWith('sqlite:')) {
     // Accept sqlite:/abs/path, sqlite:relative/path and sqlite:///abs/path.
     const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     return { kind: 'sqlite', file, isDefault: false };
   }
-  return { kind: 'postgres', url };
+  return { kind: 'postgres', url, poolSize };
 }

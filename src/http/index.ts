@@ -1,4 +1,4 @@
-export { handleClientError, notFound, registerErrorHandling, sendError } from './errors.js';
+export { handleClientError, handleError, notFound, registerErrorHandling, sendError } from './errors.js';
 export { ifNoneMatchMatches, JSON_CONTENT_TYPE } from './headers.js';
 export { BODY_LIMIT, registerJsonBodyParser } from './json-body.js';
 export { newRequestId, requestIdFor } from './request-id.js';

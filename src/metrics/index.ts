@@ -37,6 +37,7 @@ function escapeLabel(value: string): string {
 /** Every counter of one process. */
 export interface Metrics {
   deprecatedCalls: Counter;
+  rateLimitFailOpen: Counter;
   render(): string;
 }
 
@@ -46,6 +47,15 @@ export function createMetrics(): Metrics {
     'Calls of deprecated operations, by operation and API key id.',
     ['operation', 'key_id'],
   );
-  const all = [deprecatedCalls];
-  return { deprecatedCalls, render: () => `${all.map((counter) => counter.render()).join('\n')}\n` };
+  const rateLimitFailOpen = new Counter(
+    'petstore_ratelimit_fail_open_total',
+    'Requests served on per-instance limits because the shared rate-limit store was unreachable.',
+    [],
+  );
+  const all = [deprecatedCalls, rateLimitFailOpen];
+  return {
+    deprecatedCalls,
+    rateLimitFailOpen,
+    render: () => `${all.map((counter) => counter.render()).join('\n')}\n`,
+  };
 }

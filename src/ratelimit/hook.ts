@@ -4,15 +4,9 @@ import { rateLimitHeaders, retryAfterSeconds } from './headers.js';
 import type { RateLimiter } from './limiter.js';
 import type { Decision } from './store.js';
 
-function apply(
-  limiter: RateLimiter,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  decision: Decision,
-): boolean {
-  const now = limiter.clock.now();
-  reply.headers(rateLimitHeaders(decision, now));
-  const retryAfter = retryAfterSeconds(decision, now);
+function apply(request: FastifyRequest, reply: FastifyReply, decision: Decision): boolean {
+  reply.headers(rateLimitHeaders(decision));
+  const retryAfter = retryAfterSeconds(decision);
   if (retryAfter === undefined) return true;
   const headers = { 'retry-after': String(retryAfter) };
   if (decision.kind === 'banned') {
@@ -48,11 +42,11 @@ export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): v
     if (decision instanceof Promise) {
       decision.then(
         (settled) => {
-          if (apply(limiter, request, reply, settled)) done();
+          if (apply(request, reply, settled)) done();
         },
         (error: unknown) => done(error as Error),
       );
-    } else if (apply(limiter, request, reply, decision)) {
+    } else if (apply(request, reply, decision)) {
       done();
     }
   });

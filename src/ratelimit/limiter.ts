@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/index.js';
 import type { Logger } from '../log/index.js';
 import type { ApiKeyRecord } from '../storage/index.js';
+import { addressSubject } from './address.js';
 import { limitsFor, type RateLimitPolicy } from './policy.js';
 import type { Decision, RateLimitStore } from './store.js';
 
@@ -11,6 +12,8 @@ export interface RateLimiter {
   forAddress(address: string): Decision | Promise<Decision>;
   /** Lifts a key's ban. */
   unban(keyId: string): Promise<void>;
+  /** Resolves when the store can be reached. */
+  ping(): Promise<void>;
   /** Releases the store. */
   close(): Promise<void>;
   readonly clock: Clock;
@@ -48,12 +51,13 @@ export function createRateLimiter(deps: {
         : logBan(key, decision);
     },
     forAddress(address) {
-      return store.hit(`ip:${address}`, policy.anonymous, clock.now(), null);
+      return store.hit(addressSubject(address), policy.anonymous, clock.now(), null);
     },
     async unban(keyId) {
       await store.unban(`key:${keyId}`);
       logger.info({ keyId }, 'API key unbanned');
     },
+    ping: () => store.ping(),
     close: () => store.close(),
   };
 }

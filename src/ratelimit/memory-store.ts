@@ -24,7 +24,16 @@ function state(limit: number, used: number, resetAt: number): WindowState {
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #entries = new Map<string, Entry>();
+  readonly #maxEntries: number;
   #lastSweep = 0;
+
+  /**
+   * `maxEntries` bounds memory whatever clients do: past it, the subject first seen longest ago is forgotten
+   * (its counters start again), a better failure than running out of memory.
+   */
+  constructor(options: { maxEntries?: number } = {}) {
+    this.#maxEntries = options.maxEntries ?? 500_000;
+  }
 
   hit(subject: string, limits: Limits, now: number, ban: BanPolicy | null): Decision {
     this.#sweep(now);
@@ -41,6 +50,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
         dayRefused: 0,
         bannedUntil: 0,
       };
+      if (this.#entries.size >= this.#maxEntries) {
+        const oldest = this.#entries.keys().next().value;
+        if (oldest !== undefined) this.#entries.delete(oldest);
+      }
       this.#entries.set(subject, entry);
     }
     if (entry.minuteStart !== minuteStart) {
@@ -62,6 +75,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
         minute: state(limits.perMinute, entry.minuteCount, minuteEnd),
         day: state(limits.perDay, entry.dayCount, dayEnd),
         until: entry.bannedUntil,
+        now,
       };
     }
 
@@ -74,6 +88,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
         kind: 'allowed',
         minute: state(limits.perMinute, entry.minuteCount, minuteEnd),
         day: state(limits.perDay, entry.dayCount, dayEnd),
+        now,
       };
     }
 
@@ -92,6 +107,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
       day: state(limits.perDay, entry.dayCount, dayEnd),
       retryAt: dayFull ? dayEnd : minuteEnd,
       banStarted,
+      now,
     };
   }
 
@@ -107,6 +123,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
   get size(): number {
     return this.#entries.size;
   }
+
+  async connect(): Promise<void> {}
+
+  async ping(): Promise<void> {}
 
   async close(): Promise<void> {
     this.#entries.clear();

@@ -9,11 +9,19 @@ export interface WindowState {
   resetAt: number;
 }
 
+/** `now`: the store's time when it decided (Redis's own clock in Redis), for the headers' arithmetic. */
 export type Decision =
-  | { kind: 'allowed'; minute: WindowState; day: WindowState }
+  | { kind: 'allowed'; minute: WindowState; day: WindowState; now: number }
   /** `retryAt`: when every exhausted window has reset. `banStarted`: this refusal began a ban. */
-  | { kind: 'limited'; minute: WindowState; day: WindowState; retryAt: number; banStarted: boolean }
-  | { kind: 'banned'; minute: WindowState; day: WindowState; until: number };
+  | {
+      kind: 'limited';
+      minute: WindowState;
+      day: WindowState;
+      now: number;
+      retryAt: number;
+      banStarted: boolean;
+    }
+  | { kind: 'banned'; minute: WindowState; day: WindowState; now: number; until: number };
 
 /**
  * Where counters and bans live: in this process, or in Redis so that every instance shares them. `hit` is
@@ -21,9 +29,16 @@ export type Decision =
  * if it is admitted. A refused request consumes nothing.
  */
 export interface RateLimitStore {
-  /** `ban` null: this subject is never banned (client addresses). `now` in epoch ms. */
+  /**
+   * `ban` null: this subject is never banned (client addresses). `now` in epoch ms: the instance's clock,
+   * which a shared store ignores in favour of its own, so instances with skewed clocks agree on windows.
+   */
   hit(subject: string, limits: Limits, now: number, ban: BanPolicy | null): Decision | Promise<Decision>;
   /** Lifts a ban and forgets the refusals that led to it. */
   unban(subject: string): void | Promise<void>;
+  /** Resolves once the store is ready to answer (or has tried long enough); called once at start. */
+  connect(): Promise<void>;
+  /** Resolves when the store can be reached. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { StorageConfig } from '../config/index.js';
+import { createPostgresStorage } from './postgres/storage.js';
 import { createSqliteStorage } from './sqlite/storage.js';
 import type { Storage } from './types.js';
 
@@ -20,8 +21,6 @@ export async function createStorage(config: StorageConfig): Promise<Storage> {
     case 'sqlite':
       return createSqliteStorage({ file: config.file });
     case 'postgres':
-      throw new Error(
-        'DATABASE_URL names PostgreSQL, which this version does not support yet; use sqlite:/path',
-      );
+      return createPostgresStorage({ url: config.url, poolSize: config.poolSize });
   }
 }

@@ -85,6 +85,13 @@ export interface Storage {
   readonly pets: PetRepository;
   readonly orders: OrderRepository;
   readonly apiKeys: ApiKeyRepository;
+  /** Schema versions applied when this storage was opened (empty when it was current). */
+  readonly migrationsApplied: readonly number[];
+  /**
+   * Calls `notify` whenever categories may have been written by another process, so a cached list can be
+   * dropped. SQLite has a single writing server, so it never calls.
+   */
+  watchCategories(notify: () => void): Promise<void>;
   /** Resolves when the store answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   /** Finishes pending writes and releases the store. */

@@ -1,112 +1,119 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { BACKENDS } from '../support/backends.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const CATEGORIES = '/v1/categories';
 
-describe('categories over HTTP', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+for (const backend of BACKENDS) {
+  describe(`categories over HTTP (${backend.name})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({}, { backend });
+    });
+    after(() => server.close());
 
-  test('an empty store lists an empty array', async () => {
-    const response = await server.call(CATEGORIES);
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
-    assert.deepEqual(response.body, []);
-  });
+    test('an empty store lists an empty array', async () => {
+      const response = await server.call(CATEGORIES);
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.deepEqual(response.body, []);
+    });
 
-  test('create answers 201 with the assigned id, and the list holds it in ascending order', async () => {
-    const dog = await server.post(CATEGORIES, { name: 'Dog', description: 'Domestic dogs' });
-    assert.equal(dog.status, 201);
-    const created = dog.body as { id: number; name: string; description: string };
-    assert.ok(Number.isSafeInteger(created.id) && created.id > 0);
-    assert.deepEqual(created, { id: created.id, name: 'Dog', description: 'Domestic dogs' });
+    test('create answers 201 with the assigned id, and the list holds it in ascending order', async () => {
+      const dog = await server.post(CATEGORIES, { name: 'Dog', description: 'Domestic dogs' });
+      assert.equal(dog.status, 201);
+      const created = dog.body as { id: number; name: string; description: string };
+      assert.ok(Number.isSafeInteger(created.id) && created.id > 0);
+      assert.deepEqual(created, { id: created.id, name: 'Dog', description: 'Domestic dogs' });
 
-    const cat = await server.post(CATEGORIES, { name: 'Cat' });
-    assert.equal(cat.status, 201);
-    const catBody = cat.body as { id: number };
-    assert.ok(catBody.id > created.id, 'ids increase');
-    assert.deepEqual(cat.body, { id: catBody.id, name: 'Cat' }, 'no description key when none was sent');
+      const cat = await server.post(CATEGORIES, { name: 'Cat' });
+      assert.equal(cat.status, 201);
+      const catBody = cat.body as { id: number };
+      assert.ok(catBody.id > created.id, 'ids increase');
+      assert.deepEqual(cat.body, { id: catBody.id, name: 'Cat' }, 'no description key when none was sent');
 
-    const list = await server.call(CATEGORIES);
-    const rows = list.body as { id: number }[];
-    assert.deepEqual(rows.slice(-2), [created, cat.body]);
-    assert.deepEqual(
-      rows.map((row) => row.id),
-      rows.map((row) => row.id).toSorted((a, b) => a - b),
-    );
-  });
+      const list = await server.call(CATEGORIES);
+      const rows = list.body as { id: number }[];
+      assert.deepEqual(rows.slice(-2), [created, cat.body]);
+      assert.deepEqual(
+        rows.map((row) => row.id),
+        rows.map((row) => row.id).toSorted((a, b) => a - b),
+      );
+    });
 
-  test('names are stored as given, limits are inclusive, and names need not be unique', async () => {
-    for (const name of [' padded ', 'x', 'n'.repeat(100), '🐕 Hund', 'Dog']) {
-      const response = await server.post(CATEGORIES, { name, description: 'd'.repeat(1000) });
-      assert.equal(response.status, 201, name);
-      assert.equal((response.body as { name: string }).name, name);
-    }
-  });
+    test('names are stored as given, limits are inclusive, and names need not be unique', async () => {
+      for (const name of [' padded ', 'x', 'n'.repeat(100), '🐕 Hund', 'Dog']) {
+        const response = await server.post(CATEGORIES, { name, description: 'd'.repeat(1000) });
+        assert.equal(response.status, 201, name);
+        assert.equal((response.body as { name: string }).name, name);
+      }
+    });
 
-  test('ETag and If-None-Match give 304 until a create changes the list', async () => {
-    const first = await server.call(CATEGORIES);
-    const etag = first.headers.get('etag');
-    assert.match(etag ?? '', /^"[A-Za-z0-9_-]+"$/, 'a strong ETag');
+    test('ETag and If-None-Match give 304 until a create changes the list', async () => {
+      const first = await server.call(CATEGORIES);
+      const etag = first.headers.get('etag');
+      assert.match(etag ?? '', /^"[A-Za-z0-9_-]+"$/, 'a strong ETag');
 
-    const again = await server.call(CATEGORIES, { headers: { 'if-none-match': etag as string } });
-    assert.equal(again.status, 304);
-    assert.equal(again.text, '');
-    assert.equal(again.headers.get('etag'), etag);
+      const again = await server.call(CATEGORIES, { headers: { 'if-none-match': etag as string } });
+      assert.equal(again.status, 304);
+      assert.equal(again.text, '');
+      assert.equal(again.headers.get('etag'), etag);
 
-    const weak = await server.call(CATEGORIES, { headers: { 'if-none-match': `"other", W/${etag}` } });
-    assert.equal(weak.status, 304, 'If-None-Match uses weak comparison over a list of tags');
+      const weak = await server.call(CATEGORIES, { headers: { 'if-none-match': `"other", W/${etag}` } });
+      assert.equal(weak.status, 304, 'If-None-Match uses weak comparison over a list of tags');
 
-    await server.post(CATEGORIES, { name: 'Rabbit' });
-    const changed = await server.call(CATEGORIES, { headers: { 'if-none-match': etag as string } });
-    assert.equal(changed.status, 200);
-    assert.notEqual(changed.headers.get('etag'), etag);
-    assert.equal(
-      (changed.body as { name: string }[]).at(-1)?.name,
-      'Rabbit',
-      'a 201 is visible to the next read',
-    );
-  });
+      await server.post(CATEGORIES, { name: 'Rabbit' });
+      const changed = await server.call(CATEGORIES, { headers: { 'if-none-match': etag as string } });
+      assert.equal(changed.status, 200);
+      assert.notEqual(changed.headers.get('etag'), etag);
+      assert.equal(
+        (changed.body as { name: string }[]).at(-1)?.name,
+        'Rabbit',
+        'a 201 is visible to the next read',
+      );
+    });
 
-  test('API answers carry the security headers and a request id', async () => {
-    const response = await server.call(CATEGORIES, { headers: { 'x-request-id': 'client-chosen-42' } });
-    assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
-    assert.equal(response.headers.get('cache-control'), 'no-store');
-    assert.equal(response.headers.get('x-request-id'), 'client-chosen-42');
-    assert.equal(response.headers.get('x-powered-by'), null);
+    test('API answers carry the security headers and a request id', async () => {
+      const response = await server.call(CATEGORIES, { headers: { 'x-request-id': 'client-chosen-42' } });
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(response.headers.get('cache-control'), 'no-store');
+      assert.equal(response.headers.get('x-request-id'), 'client-chosen-42');
+      assert.equal(response.headers.get('x-powered-by'), null);
 
-    const insane = await server.call(CATEGORIES, { headers: { 'x-request-id': 'has spaces and "quotes"' } });
-    assert.match(insane.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, 'an unsafe id is replaced');
-  });
+      const insane = await server.call(CATEGORIES, {
+        headers: { 'x-request-id': 'has spaces and "quotes"' },
+      });
+      assert.match(insane.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, 'an unsafe id is replaced');
+    });
 
-  test('nothing of the API answers without the /v1 prefix', async () => {
-    for (const path of ['/categories', '/v2/categories', '/V1/categories', '/v1/categories/']) {
-      const response = await server.call(path);
-      assert.equal(response.status, 404, path);
-      assert.equal((response.body as { code: string }).code, 'not_found');
-    }
-  });
+    test('nothing of the API answers without the /v1 prefix', async () => {
+      for (const path of ['/categories', '/v2/categories', '/V1/categories', '/v1/categories/']) {
+        const response = await server.call(path);
+        assert.equal(response.status, 404, path);
+        assert.equal((response.body as { code: string }).code, 'not_found');
+      }
+    });
 
-  test('health and readiness answer without the prefix', async () => {
-    assert.deepEqual((await server.call('/healthz')).body, { status: 'ok' });
-    const ready = await server.call('/readyz');
-    assert.equal(ready.status, 200);
-    assert.deepEqual(ready.body, { status: 'ready', checks: { storage: 'ok' } });
-  });
+    test('health and readiness answer without the prefix', async () => {
+      assert.deepEqual((await server.call('/healthz')).body, { status: 'ok' });
+      const ready = await server.call('/readyz');
+      assert.equal(ready.status, 200);
+      const checks = backend.limiter === 'redis' ? { postgres: 'ok', redis: 'ok' } : { sqlite: 'ok' };
+      assert.deepEqual(ready.body, { status: 'ready', checks });
+    });
 
-  test('rows are in the SQLite file with WAL and synchronous=FULL', () => {
-    const db = new Database(server.file, { readonly: true });
-    try {
-      assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-      const names = db.prepare('SELECT name FROM categories ORDER BY id').pluck().all();
+    test('rows are in the storage', async () => {
+      const names = (await server.query<{ name: string }>('SELECT name FROM categories ORDER BY id')).map(
+        (r) => r.name,
+      );
       assert.ok(names.includes('Dog') && names.includes('Rabbit'));
-    } finally {
-      db.close();
-    }
+      if (backend.storage === 'sqlite') {
+        const db = new Database(server.file, { readonly: true });
+        assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+        db.close();
+      }
+    });
   });
-});
+}

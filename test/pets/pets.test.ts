@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FakeClock } from '../../src/clock/index.js';
 import { assertError, assertRateLimitHeaders } from '../support/assertions.js';
+import { BACKENDS } from '../support/backends.js';
 import { request, startTestServer, type TestServer } from '../support/server.js';
 
 interface Pet {
@@ -24,122 +25,126 @@ function assertDeprecationHeaders(response: { headers: Headers }): void {
   );
 }
 
-describe('pets', () => {
-  let server: TestServer;
-  let dogs: number;
-  let cats: number;
-  before(async () => {
-    server = await startTestServer();
-    dogs = ((await server.post('/v1/categories', { name: 'Dog' })).body as { id: number }).id;
-    cats = ((await server.post('/v1/categories', { name: 'Cat' })).body as { id: number }).id;
-  });
-  after(() => server.close());
+for (const backend of BACKENDS) {
+  describe(`pets (${backend.name})`, () => {
+    let server: TestServer;
+    let dogs: number;
+    let cats: number;
+    before(async () => {
+      server = await startTestServer({}, { backend });
+      dogs = ((await server.post('/v1/categories', { name: 'Dog' })).body as { id: number }).id;
+      cats = ((await server.post('/v1/categories', { name: 'Cat' })).body as { id: number }).id;
+    });
+    after(() => server.close());
 
-  test('create answers 201 with the id; status defaults to available', async () => {
-    const rex = await server.post('/v1/pets', { name: 'Rex', categoryId: dogs });
-    assert.equal(rex.status, 201);
-    const pet = rex.body as Pet;
-    assert.deepEqual(pet, { id: pet.id, name: 'Rex', categoryId: dogs, status: 'available' });
-    const tom = await server.post('/v1/pets', { name: 'Tom', categoryId: cats, status: 'sold' });
-    assert.equal((tom.body as Pet).status, 'sold');
-  });
+    test('create answers 201 with the id; status defaults to available', async () => {
+      const rex = await server.post('/v1/pets', { name: 'Rex', categoryId: dogs });
+      assert.equal(rex.status, 201);
+      const pet = rex.body as Pet;
+      assert.deepEqual(pet, { id: pet.id, name: 'Rex', categoryId: dogs, status: 'available' });
+      const tom = await server.post('/v1/pets', { name: 'Tom', categoryId: cats, status: 'sold' });
+      assert.equal((tom.body as Pet).status, 'sold');
+    });
 
-  const invalid: [string, unknown, RegExp][] = [
-    ['no categoryId', { name: 'Rex' }, /categoryId is required/],
-    [
-      'a categoryId that is not an integer',
-      { name: 'Rex', categoryId: '1' },
-      /categoryId must be an integer/,
-    ],
-    ['a categoryId below 1', { name: 'Rex', categoryId: 0 }, /categoryId must be >= 1/],
-    ['an unknown status', { name: 'Rex', categoryId: 1, status: 'lost' }, /status/],
-    ['an empty name', { name: '', categoryId: 1 }, /name must be at least 1 characters/],
-    ['an unknown field', { name: 'Rex', categoryId: 1, colour: 'brown' }, /unknown field 'colour'/],
-  ];
-  for (const [label, body, message] of invalid) {
-    test(`create refuses ${label} with 400`, async () => {
-      const response = await server.post('/v1/pets', body);
+    const invalid: [string, unknown, RegExp][] = [
+      ['no categoryId', { name: 'Rex' }, /categoryId is required/],
+      [
+        'a categoryId that is not an integer',
+        { name: 'Rex', categoryId: '1' },
+        /categoryId must be an integer/,
+      ],
+      ['a categoryId below 1', { name: 'Rex', categoryId: 0 }, /categoryId must be >= 1/],
+      ['an unknown status', { name: 'Rex', categoryId: 1, status: 'lost' }, /status/],
+      ['an empty name', { name: '', categoryId: 1 }, /name must be at least 1 characters/],
+      ['an unknown field', { name: 'Rex', categoryId: 1, colour: 'brown' }, /unknown field 'colour'/],
+    ];
+    for (const [label, body, message] of invalid) {
+      test(`create refuses ${label} with 400`, async () => {
+        const response = await server.post('/v1/pets', body);
+        assertError(response, 400, 'validation_failed');
+        assert.match((response.body as { message: string }).message, message);
+      });
+    }
+
+    test('a categoryId that names no category is a 400 naming the field', async () => {
+      const response = await server.post('/v1/pets', { name: 'Ghost', categoryId: 999_999 });
       assertError(response, 400, 'validation_failed');
-      assert.match((response.body as { message: string }).message, message);
-    });
-  }
-
-  test('a categoryId that names no category is a 400 naming the field', async () => {
-    const response = await server.post('/v1/pets', { name: 'Ghost', categoryId: 999_999 });
-    assertError(response, 400, 'validation_failed');
-    assert.equal(
-      (response.body as { message: string }).message,
-      'categoryId 999999 does not name an existing category',
-    );
-  });
-
-  test('the list filters by category and status, ascending by id', async () => {
-    const all = (await server.call('/v1/pets')).body as Pet[];
-    assert.ok(all.length >= 2);
-    assert.deepEqual(
-      all.map((pet) => pet.id),
-      all.map((pet) => pet.id).toSorted((a, b) => a - b),
-    );
-    const onlyDogs = (await server.call(`/v1/pets?categoryId=${dogs}`)).body as Pet[];
-    assert.ok(onlyDogs.length > 0 && onlyDogs.every((pet) => pet.categoryId === dogs));
-    const sold = (await server.call('/v1/pets?status=sold')).body as Pet[];
-    assert.ok(sold.length > 0 && sold.every((pet) => pet.status === 'sold'));
-    const soldDogs = (await server.call(`/v1/pets?status=sold&categoryId=${dogs}`)).body as Pet[];
-    assert.deepEqual(soldDogs, []);
-  });
-
-  for (const query of ['categoryId=abc', 'categoryId=0', 'categoryId=1.5', 'status=lost', 'colour=brown']) {
-    test(`a bad filter (${query}) is a 400`, async () => {
-      assertError(await server.call(`/v1/pets?${query}`), 400, 'validation_failed');
-    });
-  }
-
-  describe('GET /v1/pets/{petId}, deprecated', () => {
-    test('answers the pet, with Deprecation, Sunset and Link', async () => {
-      const created = (await server.post('/v1/pets', { name: 'Fido', categoryId: dogs })).body as Pet;
-      const response = await server.call(`/v1/pets/${created.id}`);
-      assert.equal(response.status, 200);
-      assert.deepEqual(response.body, created);
-      assertDeprecationHeaders(response);
-      assertRateLimitHeaders(response);
-    });
-
-    test('every answer carries the deprecation headers: 404, 400, 401', async () => {
-      const missing = await server.call('/v1/pets/424242');
-      assertError(missing, 404, 'not_found');
-      assert.equal((missing.body as { message: string }).message, 'No pet has the id 424242');
-      assertDeprecationHeaders(missing);
-
-      for (const id of ['abc', '0', '1.5', '-1', '99999999999999999999']) {
-        const bad = await server.call(`/v1/pets/${id}`);
-        assertError(bad, 400, 'validation_failed');
-        assertDeprecationHeaders(bad);
-      }
-      const anonymous = await request(`${server.url}/v1/pets/1`);
-      assertError(anonymous, 401, 'missing_api_key');
-      assertDeprecationHeaders(anonymous);
-    });
-
-    test('other operations carry no deprecation headers', async () => {
-      const response = await server.call('/v1/pets');
-      assert.equal(response.headers.get('deprecation'), null);
-      assert.equal(response.headers.get('sunset'), null);
-    });
-
-    test('each call is logged and counted by key', async () => {
-      const { key, id } = await server.createKey({ plan: 'free' });
-      await server.call('/v1/pets/1', { headers: { authorization: `Bearer ${key}` } });
-      await server.call('/v1/pets/2', { headers: { authorization: `Bearer ${key}` } });
-      const metrics = await request(`${server.url}/metrics`);
-      assert.equal(metrics.status, 200);
-      assert.match(
-        metrics.text,
-        new RegExp(`petstore_deprecated_calls_total\\{operation="getPetById",key_id="${id}"\\} 2`),
+      assert.equal(
+        (response.body as { message: string }).message,
+        'categoryId 999999 does not name an existing category',
       );
-      assert.ok(server.logs.some((line) => line.includes('deprecated endpoint called') && line.includes(id)));
+    });
+
+    test('the list filters by category and status, ascending by id', async () => {
+      const all = (await server.call('/v1/pets')).body as Pet[];
+      assert.ok(all.length >= 2);
+      assert.deepEqual(
+        all.map((pet) => pet.id),
+        all.map((pet) => pet.id).toSorted((a, b) => a - b),
+      );
+      const onlyDogs = (await server.call(`/v1/pets?categoryId=${dogs}`)).body as Pet[];
+      assert.ok(onlyDogs.length > 0 && onlyDogs.every((pet) => pet.categoryId === dogs));
+      const sold = (await server.call('/v1/pets?status=sold')).body as Pet[];
+      assert.ok(sold.length > 0 && sold.every((pet) => pet.status === 'sold'));
+      const soldDogs = (await server.call(`/v1/pets?status=sold&categoryId=${dogs}`)).body as Pet[];
+      assert.deepEqual(soldDogs, []);
+    });
+
+    for (const query of ['categoryId=abc', 'categoryId=0', 'categoryId=1.5', 'status=lost', 'colour=brown']) {
+      test(`a bad filter (${query}) is a 400`, async () => {
+        assertError(await server.call(`/v1/pets?${query}`), 400, 'validation_failed');
+      });
+    }
+
+    describe('GET /v1/pets/{petId}, deprecated', () => {
+      test('answers the pet, with Deprecation, Sunset and Link', async () => {
+        const created = (await server.post('/v1/pets', { name: 'Fido', categoryId: dogs })).body as Pet;
+        const response = await server.call(`/v1/pets/${created.id}`);
+        assert.equal(response.status, 200);
+        assert.deepEqual(response.body, created);
+        assertDeprecationHeaders(response);
+        assertRateLimitHeaders(response);
+      });
+
+      test('every answer carries the deprecation headers: 404, 400, 401', async () => {
+        const missing = await server.call('/v1/pets/424242');
+        assertError(missing, 404, 'not_found');
+        assert.equal((missing.body as { message: string }).message, 'No pet has the id 424242');
+        assertDeprecationHeaders(missing);
+
+        for (const id of ['abc', '0', '1.5', '-1', '99999999999999999999']) {
+          const bad = await server.call(`/v1/pets/${id}`);
+          assertError(bad, 400, 'validation_failed');
+          assertDeprecationHeaders(bad);
+        }
+        const anonymous = await request(`${server.url}/v1/pets/1`);
+        assertError(anonymous, 401, 'missing_api_key');
+        assertDeprecationHeaders(anonymous);
+      });
+
+      test('other operations carry no deprecation headers', async () => {
+        const response = await server.call('/v1/pets');
+        assert.equal(response.headers.get('deprecation'), null);
+        assert.equal(response.headers.get('sunset'), null);
+      });
+
+      test('each call is logged and counted by key', async () => {
+        const { key, id } = await server.createKey({ plan: 'free' });
+        await server.call('/v1/pets/1', { headers: { authorization: `Bearer ${key}` } });
+        await server.call('/v1/pets/2', { headers: { authorization: `Bearer ${key}` } });
+        const metrics = await request(`${server.url}/metrics`);
+        assert.equal(metrics.status, 200);
+        assert.match(
+          metrics.text,
+          new RegExp(`petstore_deprecated_calls_total\\{operation="getPetById",key_id="${id}"\\} 2`),
+        );
+        assert.ok(
+          server.logs.some((line) => line.includes('deprecated endpoint called') && line.includes(id)),
+        );
+      });
     });
   });
-});
+}
 
 describe('the sunset', () => {
   test('from the sunset date on, the endpoint answers 410 endpoint_sunset', async (t) => {

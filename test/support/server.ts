@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import {
   type AppDeps,
   type ComposeOptions,
@@ -12,9 +14,12 @@ import {
 import { loadConfig } from '../../src/config/index.js';
 import { type CreateKeyInput, createKeyManager } from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
+import { type Backend, backendEnvironment, SQLITE_MEMORY } from './backends.js';
 
 export interface TestServer {
   url: string;
+  /** The environment the server was configured with (its DATABASE_URL, REDIS_URL and so on). */
+  env: Record<string, string>;
   /** The SQLite file the server uses. */
   file: string;
   /** Every log line the server wrote. */
@@ -25,6 +30,10 @@ export interface TestServer {
   key: string;
   /** Every key created through `createKey`, to check none leaks. */
   issuedKeys: string[];
+  /** Runs a read-only query (portable SQL, no parameters) against the server's storage. */
+  query<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  /** Everything stored, as text: the raw SQLite files, or every PostgreSQL table's rows, to search for leaks. */
+  storedText(): Promise<string>;
   /** Creates a key in the server's store and makes the running server see it at once. */
   createKey(input: CreateKeyInput): Promise<{ id: string; key: string }>;
   /** Revokes a key and makes the running server see it at once. */
@@ -54,22 +63,17 @@ export function tempDir(prefix = 'petstore-test-'): { dir: string; remove: () =>
  */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: ComposeOptions & { configFile?: Record<string, unknown> } = {},
+  options: ComposeOptions & { configFile?: Record<string, unknown>; backend?: Backend } = {},
 ): Promise<TestServer> {
   const { dir, remove } = tempDir();
   const file = path.join(dir, 'petstore.db');
+  const backend = await backendEnvironment(options.backend ?? SQLITE_MEMORY, file);
   const fileEnv: Record<string, string> = {};
   if (options.configFile !== undefined) {
     fileEnv.PETSTORE_CONFIG = path.join(dir, 'petstore.json');
     writeFileSync(fileEnv.PETSTORE_CONFIG, JSON.stringify(options.configFile));
   }
-  const config = loadConfig({
-    PORT: '0',
-    DATABASE_URL: `sqlite:${file}`,
-    LOG_LEVEL: 'info',
-    ...fileEnv,
-    ...env,
-  });
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'info', ...backend.env, ...fileEnv, ...env });
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, callback) {
@@ -97,8 +101,41 @@ export async function startTestServer(
       headers: { authorization: `Bearer ${key}`, ...init.headers },
     });
 
+  const storageUrl = config.storage.kind === 'postgres' ? config.storage.url : undefined;
+  async function query<T>(sql: string): Promise<T[]> {
+    if (storageUrl === undefined) {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare(sql).all() as T[];
+      } finally {
+        db.close();
+      }
+    }
+    const client = new pg.Client({ connectionString: storageUrl });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
+
   return {
     url: server.url,
+    env: { ...backend.env, ...fileEnv, ...env },
+    query,
+    async storedText() {
+      if (storageUrl === undefined) {
+        return ['', '-wal']
+          .map((suffix) =>
+            existsSync(`${file}${suffix}`) ? readFileSync(`${file}${suffix}`).toString('latin1') : '',
+          )
+          .join('\n');
+      }
+      const tables = ['categories', 'pets', 'orders', 'api_keys', 'api_keys_version', 'schema_migrations'];
+      const rows = await Promise.all(tables.map((table) => query(`SELECT * FROM ${table}`)));
+      return JSON.stringify(rows);
+    },
     file,
     logs,
     server,
@@ -119,6 +156,7 @@ export async function startTestServer(
       }),
     async close() {
       await server.close();
+      await backend.cleanup();
       remove();
     },
   };

@@ -29,6 +29,9 @@ describe('configuration', () => {
         sunsetAt: new Date('2027-06-30T00:00:00Z'),
         link: 'https://api.petstore.example/docs#deprecations',
       },
+      rateLimitStore: { kind: 'memory' },
+      rateLimitFail: 'open',
+      clockOffsetMs: 0,
       trustProxy: false,
     });
   });
@@ -58,7 +61,16 @@ describe('configuration', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).storage, {
       kind: 'postgres',
       url: 'postgres://u@h/db',
+      poolSize: 10,
     });
+    assert.deepEqual(
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6380', RATE_LIMIT_FAIL: 'closed' }).rateLimitStore,
+      {
+        kind: 'redis',
+        url: 'redis://127.0.0.1:6380',
+        keyPrefix: 'petstore:rl:',
+      },
+    );
   });
 
   const bad: [Record<string, string>, RegExp][] = [
@@ -73,6 +85,9 @@ describe('configuration', () => {
     ],
     [{ PETSTORE_STAGING_URL: 'ftp://x/v1' }, /PETSTORE_STAGING_URL/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ REDIS_URL: 'http://x' }, /REDIS_URL must be redis:\/\/host:port/],
+    [{ RATE_LIMIT_FAIL: 'maybe' }, /RATE_LIMIT_FAIL must be open or closed/],
+    [{ DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE/],
   ];
   for (const [env, message] of bad) {
     test(`refuses ${JSON.stringify(env)} naming the variable`, () => {

@@ -38,7 +38,7 @@ function setup(start: string) {
   const hit = (key: ApiKeyRecord) => {
     const decision = limiter.forKey(key);
     assert.ok(!(decision instanceof Promise));
-    const headers = rateLimitHeaders(decision, clock.now());
+    const headers = rateLimitHeaders(decision);
     return {
       kind: decision.kind,
       limit: Number(headers['x-ratelimit-limit']),
@@ -46,7 +46,7 @@ function setup(start: string) {
       reset: Number(headers['x-ratelimit-reset']),
       ratelimit: headers.ratelimit,
       policy: headers['ratelimit-policy'],
-      retryAfter: retryAfterSeconds(decision, clock.now()),
+      retryAfter: retryAfterSeconds(decision),
     };
   };
   return { clock, store, limiter, hit };

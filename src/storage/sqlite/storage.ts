@@ -11,7 +11,7 @@ import { WriteQueue } from './write-queue.js';
  * reached the disk (DESIGN.md section 8). Both settings are read back, and the start fails if the file
  * system or the build refused them.
  */
-export function openSqliteDatabase(file: string): Database {
+export function openSqliteDatabase(file: string): { db: Database; applied: number[] } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new BetterSqlite3(file);
   try {
@@ -26,8 +26,8 @@ export function openSqliteDatabase(file: string): Database {
     if (synchronous !== 2) {
       throw new Error(`SQLite refused synchronous=FULL for ${file} (it is ${String(synchronous)})`);
     }
-    migrate(db);
-    return db;
+    const applied = migrate(db);
+    return { db, applied };
   } catch (error) {
     db.close();
     throw error;
@@ -150,11 +150,13 @@ function sqliteApiKeys(db: Database, writes: WriteQueue): ApiKeyRepository {
 
 /** The embedded storage: one SQLite file, writes group-committed. */
 export function createSqliteStorage(options: { file: string }): Storage {
-  const db = openSqliteDatabase(options.file);
+  const { db, applied } = openSqliteDatabase(options.file);
   const writes = new WriteQueue(db);
   const ping = db.prepare('SELECT 1');
   return {
     kind: 'sqlite',
+    migrationsApplied: applied,
+    async watchCategories() {},
     categories: sqliteCategories(db, writes),
     pets: sqlitePets(db, writes),
     orders: sqliteOrders(db, writes),

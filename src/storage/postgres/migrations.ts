@@ -1,0 +1,119 @@
+import type { PoolClient } from 'pg';
+
+/** A schema change, applied once, in order, in its own transaction. Never edit one that has shipped. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The same versions as the SQLite migrations, in PostgreSQL's dialect. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'categories',
+    sql: `
+      CREATE TABLE categories (
+        id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        name        TEXT NOT NULL CHECK (char_length(name) BETWEEN 1 AND 100),
+        description TEXT CHECK (description IS NULL OR char_length(description) <= 1000)
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'api keys',
+    sql: `
+      CREATE TABLE api_keys (
+        id         TEXT PRIMARY KEY,
+        name       TEXT NOT NULL CHECK (char_length(name) BETWEEN 1 AND 100),
+        plan       TEXT NOT NULL CHECK (plan IN ('free', 'pro', 'business', 'enterprise')),
+        per_minute INTEGER CHECK (per_minute > 0),
+        per_day    INTEGER CHECK (per_day > 0),
+        env        TEXT NOT NULL CHECK (env IN ('production', 'staging')),
+        prefix     TEXT NOT NULL,
+        digest     TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT,
+        CHECK ((plan = 'enterprise') = (per_minute IS NOT NULL AND per_day IS NOT NULL)),
+        CHECK (plan = 'enterprise' OR (per_minute IS NULL AND per_day IS NULL))
+      );
+      CREATE TABLE api_keys_version (
+        id      INTEGER PRIMARY KEY CHECK (id = 1),
+        version BIGINT NOT NULL
+      );
+      INSERT INTO api_keys_version (id, version) VALUES (1, 0);
+    `,
+  },
+  {
+    version: 3,
+    name: 'api key unbans',
+    sql: 'ALTER TABLE api_keys ADD COLUMN unbanned_at TEXT;',
+  },
+  {
+    version: 4,
+    name: 'pets and orders',
+    sql: `
+      CREATE TABLE pets (
+        id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        name        TEXT NOT NULL CHECK (char_length(name) BETWEEN 1 AND 100),
+        category_id BIGINT NOT NULL REFERENCES categories (id),
+        status      TEXT NOT NULL CHECK (status IN ('available', 'pending', 'sold'))
+      );
+      CREATE INDEX pets_by_category ON pets (category_id);
+      CREATE TABLE orders (
+        id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        pet_id     BIGINT NOT NULL REFERENCES pets (id),
+        quantity   INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 1000),
+        status     TEXT NOT NULL CHECK (status IN ('placed', 'approved', 'delivered')),
+        created_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE INDEX orders_by_creation ON orders (created_at, id);
+    `,
+  },
+];
+
+/** An arbitrary constant naming the migration lock among PostgreSQL's advisory locks. */
+const MIGRATION_LOCK = 7_420_113_001;
+
+/**
+ * Brings the schema up to the newest version. An advisory lock serialises instances that start at once:
+ * the first applies the migrations, the others wait, then find nothing left to do.
+ */
+export async function migrate(
+  client: PoolClient,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
+  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+  try {
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version    INTEGER PRIMARY KEY,
+      name       TEXT NOT NULL,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`);
+    const { rows } = await client.query<{ version: number | null }>(
+      'SELECT max(version) AS version FROM schema_migrations',
+    );
+    const current = rows[0]?.version ?? 0;
+    const applied: number[] = [];
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+          migration.version,
+          migration.name,
+        ]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+      applied.push(migration.version);
+    }
+    return applied;
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+  }
+}

@@ -1,0 +1,313 @@
+import pg from 'pg';
+import type { Order, OrderStatus, Pet, PetStatus } from '../../contract/index.js';
+import type {
+  ApiKeyRecord,
+  ApiKeyRepository,
+  CategoryRepository,
+  OrderRepository,
+  PetRepository,
+  Storage,
+} from '../types.js';
+import { MIGRATIONS, migrate } from './migrations.js';
+
+/** The channel on which a category write tells every instance that its cached list is stale. */
+const CATEGORIES_CHANNEL = 'petstore_categories';
+
+/**
+ * int8 (BIGINT) arrives as a string by default, for values past 2^53. Our ids stay below that (the contract
+ * caps them), so they are parsed as numbers.
+ */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** Refuses to run where a COMMIT could return before it is on disk (DESIGN.md section 8). */
+async function checkDurability(pool: pg.Pool): Promise<void> {
+  const { rows } = await pool.query<{ synchronous_commit: string; fsync: string }>(
+    "SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync",
+  );
+  const settings = rows[0];
+  if (settings?.fsync !== 'on')
+    throw new Error(`PostgreSQL runs with fsync=${settings?.fsync}; it must be on`);
+  if (settings.synchronous_commit === 'off') {
+    throw new Error('PostgreSQL runs with synchronous_commit=off; acknowledged writes could be lost');
+  }
+}
+
+async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+function categories(pool: pg.Pool): CategoryRepository {
+  return {
+    async list() {
+      const { rows } = await pool.query<{ id: number; name: string; description: string | null }>(
+        'SELECT id, name, description FROM categories ORDER BY id',
+      );
+      return rows.map((row) =>
+        row.description === null
+          ? { id: row.id, name: row.name }
+          : { id: row.id, name: row.name, description: row.description },
+      );
+    },
+    async create(input) {
+      // One statement: the row and the notification commit together, and every instance hears of it.
+      const { rows } = await pool.query<{ id: number }>(
+        `WITH created AS (INSERT INTO categories (name, description) VALUES ($1, $2) RETURNING id)
+         SELECT id, pg_notify('${CATEGORIES_CHANNEL}', id::text) FROM created`,
+        [input.name, input.description ?? null],
+      );
+      const id = (rows[0] as { id: number }).id;
+      return input.description === undefined
+        ? { id, name: input.name }
+        : { id, name: input.name, description: input.description };
+    },
+  };
+}
+
+interface PetRow {
+  id: number;
+  name: string;
+  category_id: number;
+  status: PetStatus;
+}
+
+function pets(pool: pg.Pool): PetRepository {
+  const toPet = (row: PetRow): Pet => ({
+    id: row.id,
+    name: row.name,
+    categoryId: row.category_id,
+    status: row.status,
+  });
+  return {
+    async create(input) {
+      const { rows } = await pool.query<{ id: number }>(
+        `INSERT INTO pets (name, category_id, status)
+         SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM categories WHERE id = $2) RETURNING id`,
+        [input.name, input.categoryId, input.status],
+      );
+      const created = rows[0];
+      if (created === undefined) return { ok: false, reason: 'category_not_found' };
+      return { ok: true, pet: { id: created.id, ...input } };
+    },
+    async list(filter) {
+      const { rows } = await pool.query<PetRow>(
+        `SELECT id, name, category_id, status FROM pets
+         WHERE ($1::bigint IS NULL OR category_id = $1) AND ($2::text IS NULL OR status = $2) ORDER BY id`,
+        [filter.categoryId ?? null, filter.status ?? null],
+      );
+      return rows.map(toPet);
+    },
+    async get(id) {
+      const { rows } = await pool.query<PetRow>(
+        'SELECT id, name, category_id, status FROM pets WHERE id = $1',
+        [id],
+      );
+      return rows[0] === undefined ? undefined : toPet(rows[0]);
+    },
+  };
+}
+
+function orders(pool: pg.Pool): OrderRepository {
+  return {
+    async place(input) {
+      // The conditional update claims the pet and the insert records the order in one statement: the row
+      // lock makes concurrent orders for one pet wait, and only the first finds it available.
+      const { rows } = await pool.query<{ id: number }>(
+        `WITH claimed AS (
+           UPDATE pets SET status = 'pending' WHERE id = $1 AND status = 'available' RETURNING id
+         )
+         INSERT INTO orders (pet_id, quantity, status, created_at)
+         SELECT id, $2, 'placed', $3 FROM claimed RETURNING id`,
+        [input.petId, input.quantity, input.createdAt],
+      );
+      const placed = rows[0];
+      if (placed !== undefined) {
+        const order: Order = { id: placed.id, ...input, status: 'placed' };
+        return { ok: true, order };
+      }
+      const exists = await pool.query('SELECT 1 FROM pets WHERE id = $1', [input.petId]);
+      return { ok: false, reason: exists.rowCount === 0 ? 'pet_not_found' : 'pet_not_available' };
+    },
+    async list(filter) {
+      const { rows } = await pool.query<{
+        id: number;
+        pet_id: number;
+        quantity: number;
+        status: OrderStatus;
+        created_at: Date;
+      }>(
+        `SELECT id, pet_id, quantity, status, created_at FROM orders
+         WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id DESC`,
+        [filter.status ?? null],
+      );
+      return rows.map((row) => ({
+        id: row.id,
+        petId: row.pet_id,
+        quantity: row.quantity,
+        status: row.status,
+        createdAt: row.created_at.toISOString(),
+      }));
+    },
+  };
+}
+
+interface ApiKeyRow {
+  id: string;
+  name: string;
+  plan: ApiKeyRecord['plan'];
+  per_minute: number | null;
+  per_day: number | null;
+  env: ApiKeyRecord['env'];
+  prefix: string;
+  digest: string;
+  created_at: string;
+  revoked_at: string | null;
+  unbanned_at: string | null;
+}
+
+function apiKeys(pool: pg.Pool): ApiKeyRepository {
+  const bump = 'UPDATE api_keys_version SET version = version + 1 WHERE id = 1';
+  const update = (sql: string, values: unknown[]) =>
+    transaction(pool, async (client) => {
+      const changed = ((await client.query(sql, values)).rowCount ?? 0) > 0;
+      if (changed) await client.query(bump);
+      return changed;
+    });
+  return {
+    async insert(record) {
+      await transaction(pool, async (client) => {
+        await client.query(
+          `INSERT INTO api_keys (id, name, plan, per_minute, per_day, env, prefix, digest, created_at, revoked_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [
+            record.id,
+            record.name,
+            record.plan,
+            record.limits?.perMinute ?? null,
+            record.limits?.perDay ?? null,
+            record.env,
+            record.prefix,
+            record.digest,
+            record.createdAt,
+            record.revokedAt,
+          ],
+        );
+        await client.query(bump);
+      });
+    },
+    async list() {
+      const { rows } = await pool.query<ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        plan: row.plan,
+        limits:
+          row.per_minute === null || row.per_day === null
+            ? null
+            : { perMinute: row.per_minute, perDay: row.per_day },
+        env: row.env,
+        prefix: row.prefix,
+        digest: row.digest,
+        createdAt: row.created_at,
+        revokedAt: row.revoked_at,
+        unbannedAt: row.unbanned_at,
+      }));
+    },
+    revoke: (id, at) =>
+      update('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2', [at, id]),
+    unban: (id, at) => update('UPDATE api_keys SET unbanned_at = $1 WHERE id = $2', [at, id]),
+    async version() {
+      const { rows } = await pool.query<{ version: number }>(
+        'SELECT version FROM api_keys_version WHERE id = 1',
+      );
+      return (rows[0] as { version: number }).version;
+    },
+  };
+}
+
+/**
+ * The shared storage of a fleet: PostgreSQL through a connection pool. Every write is its own transaction;
+ * PostgreSQL's own group commit shares fsyncs between concurrent commits.
+ */
+export async function createPostgresStorage(options: { url: string; poolSize?: number }): Promise<Storage> {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    types,
+  });
+  // An idle client that loses its connection emits here; without a listener it would crash the process.
+  pool.on('error', () => {});
+  let applied: number[];
+  try {
+    await checkDurability(pool);
+    const client = await pool.connect();
+    try {
+      applied = await migrate(client);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+
+  const listeners = new Set<() => void>();
+  let listener: pg.Client | undefined;
+  let closed = false;
+  /** A dedicated connection LISTENs; after any reconnect the cache is invalidated, as notifications were missed. */
+  async function listen(): Promise<void> {
+    if (closed || listeners.size === 0) return;
+    const client = new pg.Client({ connectionString: options.url, types });
+    client.on('notification', () => {
+      for (const notify of listeners) notify();
+    });
+    client.on('error', () => {
+      client.end().catch(() => {});
+      if (listener === client) listener = undefined;
+      for (const notify of listeners) notify();
+      setTimeout(() => listen().catch(() => {}), 1_000).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CATEGORIES_CHANNEL}`);
+    listener = client;
+  }
+
+  return {
+    kind: 'postgres',
+    migrationsApplied: applied,
+    categories: categories(pool),
+    pets: pets(pool),
+    orders: orders(pool),
+    apiKeys: apiKeys(pool),
+    async watchCategories(notify) {
+      listeners.add(notify);
+      if (listener === undefined) await listen();
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      closed = true;
+      await listener?.end().catch(() => {});
+      await pool.end();
+    },
+  };
+}
+
+export { MIGRATIONS };

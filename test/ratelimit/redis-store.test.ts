@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { ApiError } from '../../src/errors/index.js';
+import { createLogger } from '../../src/log/index.js';
+import { createMetrics } from '../../src/metrics/index.js';
+import {
+  FailoverRateLimitStore,
+  MemoryRateLimitStore,
+  RedisRateLimitStore,
+} from '../../src/ratelimit/index.js';
+import { createTestRedisPrefix, REDIS_URL } from '../support/backends.js';
+
+const logger = createLogger({ level: 'silent' });
+
+/** Waits until at least `ms` are left in the current minute of Redis's clock, so a trial stays in one window. */
+export async function awaitMinuteRoom(redis: Redis, ms: number): Promise<void> {
+  const [seconds, micros] = await redis.time();
+  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const left = 60_000 - (now % 60_000);
+  if (left < ms) await sleep(left + 50);
+}
+
+describe('the Redis rate-limit store', () => {
+  const { prefix, clear } = createTestRedisPrefix();
+  let redis: Redis;
+  let store: RedisRateLimitStore;
+  before(async () => {
+    redis = new Redis(REDIS_URL);
+    store = new RedisRateLimitStore({ url: REDIS_URL, keyPrefix: prefix });
+    await store.connect();
+  });
+  after(async () => {
+    await store.close();
+    await clear();
+    redis.disconnect();
+  });
+
+  test('300 concurrent hits against 100 per minute admit exactly 100', async () => {
+    await awaitMinuteRoom(redis, 5_000);
+    const limits = { perMinute: 100, perDay: 100_000 };
+    const decisions = await Promise.all(
+      Array.from({ length: 300 }, () => store.hit('key:concurrent', limits, 0, null)),
+    );
+    assert.equal(decisions.filter((decision) => decision.kind === 'allowed').length, 100);
+    const remaining = decisions.filter((d) => d.kind === 'allowed').map((d) => d.minute.remaining);
+    assert.deepEqual(
+      remaining.toSorted((a, b) => a - b),
+      Array.from({ length: 100 }, (_, i) => i),
+    );
+  });
+
+  test('windows follow Redis time, whatever the instance clock says', async () => {
+    const [seconds] = await redis.time();
+    const decision = await store.hit('key:clock', { perMinute: 5, perDay: 10 }, 0, null);
+    assert.equal(decision.minute.resetAt % 60_000, 0);
+    assert.ok(
+      Math.abs(decision.now - Number(seconds) * 1000) < 2_000,
+      'now is Redis time, not the 0 passed in',
+    );
+    assert.equal(decision.day.resetAt % 86_400_000, 0);
+  });
+
+  test('every key expires with its window', async () => {
+    await store.hit('key:ttl', { perMinute: 5, perDay: 10 }, 0, null);
+    const keys = await redis.keys(`${prefix}{key:ttl}*`);
+    assert.equal(keys.length, 2);
+    for (const key of keys) {
+      const ttl = await redis.pttl(key);
+      const limit = key.includes(':m:') ? 61_000 : 86_401_000;
+      assert.ok(ttl > 0 && ttl <= limit, `${key} expires in ${ttl} ms`);
+    }
+  });
+
+  test('refusals ban the key; a known ban costs no round trip; unban lifts it', async () => {
+    await awaitMinuteRoom(redis, 5_000);
+    const limits = { perMinute: 2, perDay: 100 };
+    const ban = { after: 3, durationMs: 60_000 };
+    const kinds: string[] = [];
+    for (let i = 0; i < 6; i += 1) kinds.push((await store.hit('key:ban', limits, 0, ban)).kind);
+    assert.deepEqual(kinds, ['allowed', 'allowed', 'limited', 'limited', 'limited', 'banned']);
+    const banKey = `${prefix}{key:ban}:ban`;
+    assert.ok((await redis.pttl(banKey)) > 55_000, 'the ban lives in Redis, with its duration');
+
+    // Delete the ban behind the store's back: an instance that knows of the ban does not ask Redis again.
+    await redis.del(banKey);
+    assert.equal((await store.hit('key:ban', limits, 0, ban)).kind, 'banned');
+
+    await store.unban('key:ban');
+    assert.equal((await store.hit('key:ban', limits, 0, ban)).kind, 'limited');
+  });
+});
+
+describe('when Redis is unreachable', () => {
+  const limits = { perMinute: 2, perDay: 100 };
+  const unreachable = () => new RedisRateLimitStore({ url: 'redis://127.0.0.1:1', commandTimeoutMs: 200 });
+
+  test("RATE_LIMIT_FAIL=open serves on this instance's own limits, and counts each request", async () => {
+    const metrics = createMetrics();
+    const store = new FailoverRateLimitStore({
+      primary: unreachable(),
+      fallback: new MemoryRateLimitStore(),
+      mode: 'open',
+      logger,
+      failOpenCounter: metrics.rateLimitFailOpen,
+    });
+    const kinds = [];
+    for (let i = 0; i < 3; i += 1) kinds.push((await store.hit('key:x', limits, Date.now(), null)).kind);
+    assert.deepEqual(kinds, ['allowed', 'allowed', 'limited'], 'still limited, per instance');
+    assert.equal(metrics.rateLimitFailOpen.get(), 3);
+    await store.close();
+  });
+
+  test('RATE_LIMIT_FAIL=closed refuses with 503 service_unavailable', async () => {
+    const store = new FailoverRateLimitStore({
+      primary: unreachable(),
+      fallback: new MemoryRateLimitStore(),
+      mode: 'closed',
+      logger,
+      failOpenCounter: createMetrics().rateLimitFailOpen,
+    });
+    await assert.rejects(store.hit('key:x', limits, Date.now(), null), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.status, 503);
+      assert.equal(error.code, 'service_unavailable');
+      return true;
+    });
+    await store.close();
+  });
+});

@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+
+/** The machine's PostgreSQL and Redis (`.ci/run` starts them if they are down). */
+export const POSTGRES_ADMIN_URL =
+  process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface Backend {
+  name: string;
+  storage: 'sqlite' | 'postgres';
+  limiter: 'memory' | 'redis';
+}
+
+/** Every suite that touches storage or limits runs once per backend (STYLE.md: "No mocks"). */
+export const BACKENDS: readonly Backend[] = [
+  { name: 'sqlite + memory', storage: 'sqlite', limiter: 'memory' },
+  { name: 'postgres + redis', storage: 'postgres', limiter: 'redis' },
+];
+
+export const SQLITE_MEMORY = BACKENDS[0] as Backend;
+
+/** A fresh, empty database for one test server; `drop` removes it. */
+export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `petstore_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** A Redis key prefix of its own for one test server; `clear` deletes every key under it. */
+export function createTestRedisPrefix(): { prefix: string; clear: () => Promise<void> } {
+  const prefix = `petstore-test:${randomBytes(6).toString('hex')}:`;
+  return {
+    prefix,
+    async clear() {
+      const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        await redis.connect();
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+          if (keys.length > 0) await redis.del(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+      } finally {
+        redis.disconnect();
+      }
+    },
+  };
+}
+
+/** The environment that points a server at a backend, and how to clean up after it. */
+export async function backendEnvironment(
+  backend: Backend,
+  sqliteFile: string,
+): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+  const env: Record<string, string> = {};
+  const cleanups: (() => Promise<void>)[] = [];
+  if (backend.storage === 'postgres') {
+    const database = await createTestDatabase();
+    env.DATABASE_URL = database.url;
+    env.DATABASE_POOL_SIZE = '5';
+    cleanups.push(database.drop);
+  } else {
+    env.DATABASE_URL = `sqlite:${sqliteFile}`;
+  }
+  if (backend.limiter === 'redis') {
+    const redis = createTestRedisPrefix();
+    env.REDIS_URL = REDIS_URL;
+    env.REDIS_PREFIX = redis.prefix;
+    cleanups.push(redis.clear);
+  }
+  return {
+    env,
+    async cleanup() {
+      for (const cleanup of cleanups) await cleanup();
+    },
+  };
+}
