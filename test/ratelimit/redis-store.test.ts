@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { ApiError } from '../../src/errors/index.js';
 import { createLogger } from '../../src/log/index.js';
@@ -10,17 +9,9 @@ import {
   MemoryRateLimitStore,
   RedisRateLimitStore,
 } from '../../src/ratelimit/index.js';
-import { createTestRedisPrefix, REDIS_URL } from '../support/backends.js';
+import { awaitMinuteRoom, createTestRedisPrefix, REDIS_URL } from '../support/backends.js';
 
 const logger = createLogger({ level: 'silent' });
-
-/** Waits until at least `ms` are left in the current minute of Redis's clock, so a trial stays in one window. */
-export async function awaitMinuteRoom(redis: Redis, ms: number): Promise<void> {
-  const [seconds, micros] = await redis.time();
-  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-  const left = 60_000 - (now % 60_000);
-  if (left < ms) await sleep(left + 50);
-}
 
 describe('the Redis rate-limit store', () => {
   const { prefix, clear } = createTestRedisPrefix();

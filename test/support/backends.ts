@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 
@@ -96,4 +97,12 @@ export async function backendEnvironment(
       for (const cleanup of cleanups) await cleanup();
     },
   };
+}
+
+/** Waits until at least `ms` are left in the current minute of Redis's clock, so a trial stays in one window. */
+export async function awaitMinuteRoom(redis: Redis, ms: number): Promise<void> {
+  const [seconds, micros] = await redis.time();
+  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const left = 60_000 - (now % 60_000);
+  if (left < ms) await sleep(left + 50);
 }

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -181,4 +182,18 @@ export async function request(url: string, init: RequestInitLike = {}): Promise<
     body = undefined;
   }
   return { status: response.status, headers: response.headers, text, body };
+}
+
+/**
+ * A GET over node:http with a caller's agent, reading the whole answer; returns the status. For loads where
+ * the number of sockets matters (fetch shares one pool per process).
+ */
+export function getStatus(url: string, headers: Record<string, string>, agent: http.Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = http.get(url, { agent, headers }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    sent.on('error', reject);
+  });
 }

@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { awaitMinuteRoom, BACKENDS, backendEnvironment, REDIS_URL } from '../support/backends.js';
+import { runCli, type ServerProcess, spawnServer } from '../support/process.js';
+import { getStatus, request } from '../support/server.js';
+
+const POSTGRES_REDIS = BACKENDS.find(
+  (backend) => backend.storage === 'postgres',
+) as (typeof BACKENDS)[number];
+const INSTANCES = 4;
+const CLIENTS_PER_INSTANCE = 200;
+const TRIALS = 20;
+
+/** `keys create --json` against the fleet's store; returns the key and its id. */
+async function createKey(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ key: string; id: string }> {
+  const result = await runCli(['keys', 'create', ...args, '--json'], env);
+  assert.equal(result.code, 0, result.stderr);
+  return JSON.parse(result.stdout) as { key: string; id: string };
+}
+
+/**
+ * A fleet of instances on 127.0.0.1 sharing one fresh PostgreSQL database and one Redis prefix, each with its
+ * clock moved by `offsets[i]` milliseconds.
+ */
+async function startFleet(offsets: number[]) {
+  const backend = await backendEnvironment(POSTGRES_REDIS, '');
+  // info: spawnServer waits for the line that says where the server listens.
+  const env = { ...backend.env, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4' };
+  // Migrate once first; the instances then start at once (their migrations find nothing to do).
+  assert.equal((await runCli(['migrate'], env)).code, 0);
+  const started = await Promise.allSettled(
+    offsets.map((offset) => spawnServer({ ...env, PETSTORE_CLOCK_OFFSET_MS: String(offset) })),
+  );
+  const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  if (servers.length < offsets.length) {
+    // Never leave half a fleet running: it would keep the test process alive.
+    for (const server of servers) server.child.kill('SIGKILL');
+    await backend.cleanup();
+    throw (started.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason;
+  }
+  return {
+    env,
+    servers,
+    async stop() {
+      for (const server of servers) server.child.kill('SIGTERM');
+      await Promise.all(servers.map((server) => server.exited));
+      await backend.cleanup();
+    },
+  };
+}
+
+describe('several instances behave as one', () => {
+  // Enough sockets for every client at once: the point is concurrency at the instances, not in the client.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS_PER_INSTANCE });
+  let redis: Redis;
+  before(() => {
+    redis = new Redis(REDIS_URL);
+  });
+  after(async () => {
+    redis.disconnect();
+    agent.destroy();
+  });
+
+  /** Every instance gets 200 concurrent requests with one key; returns how many were admitted. */
+  async function admitted(
+    servers: ServerProcess[],
+    key: string,
+  ): Promise<{ ok: number; statuses: Set<number> }> {
+    const answers = await Promise.all(
+      servers.flatMap((server) =>
+        Array.from({ length: CLIENTS_PER_INSTANCE }, () =>
+          getStatus(`${server.url}/v1/categories`, { authorization: `Bearer ${key}` }, agent),
+        ),
+      ),
+    );
+    return { ok: answers.filter((status) => status === 200).length, statuses: new Set(answers) };
+  }
+
+  for (const [label, offsets] of [
+    ['clocks in step', [0, 0, 0, 0]],
+    ['clocks faked 5 s apart', [0, 5_000, 10_000, 15_000]],
+  ] as const) {
+    test(`${INSTANCES} instances, ${CLIENTS_PER_INSTANCE} clients each, a 100/min key: exactly 100 admitted in ${TRIALS} of ${TRIALS} trials (${label})`, async (t) => {
+      const keys: string[] = [];
+      const fleetEnv = await startFleet([...offsets]);
+      t.after(() => fleetEnv.stop());
+      // A key per trial, so no trial sees another's counts; created before, so every instance knows them.
+      for (let i = 0; i < TRIALS; i += 1) {
+        keys.push(
+          (
+            await createKey(
+              fleetEnv.env,
+              '--plan',
+              'enterprise',
+              '--per-minute',
+              '100',
+              '--per-day',
+              '1000000',
+            )
+          ).key,
+        );
+      }
+      await sleep(1_500);
+      const results: number[] = [];
+      for (const key of keys) {
+        // A trial must fall in one window of Redis's clock; fixed windows admit 100 per window.
+        await awaitMinuteRoom(redis, 5_000);
+        const { ok, statuses } = await admitted(fleetEnv.servers, key);
+        assert.deepEqual([...statuses].sort(), [200, 429]);
+        results.push(ok);
+      }
+      t.diagnostic(`admitted per trial: ${results.join(' ')}`);
+      assert.deepEqual(results, Array(TRIALS).fill(100));
+    });
+  }
+
+  test('keys revoked on one instance are refused by all within 5 s; cached lists follow writes on another', async (t) => {
+    const fleet = await startFleet([0, 0, 0, 0]);
+    t.after(() => fleet.stop());
+    const { key, id } = await createKey(fleet.env, '--plan', 'pro');
+    const as = { authorization: `Bearer ${key}` };
+    const [a, b, c, d] = fleet.servers as [ServerProcess, ServerProcess, ServerProcess, ServerProcess];
+    const deadline = Date.now() + 5_000;
+    for (const server of fleet.servers) {
+      while ((await request(`${server.url}/v1/categories`, { headers: as })).status !== 200) {
+        assert.ok(Date.now() < deadline, 'a new key works everywhere within 5 s');
+        await sleep(100);
+      }
+    }
+
+    // The list cached on b, and its ETag, follow a create on a.
+    const before = await request(`${b.url}/v1/categories`, { headers: as });
+    const etag = before.headers.get('etag') as string;
+    const created = await request(`${a.url}/v1/categories`, {
+      method: 'POST',
+      headers: { ...as, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Made on a' }),
+    });
+    assert.equal(created.status, 201);
+    const listed = Date.now();
+    let after = await request(`${b.url}/v1/categories`, { headers: { ...as, 'if-none-match': etag } });
+    while (after.status === 304) {
+      assert.ok(Date.now() - listed < 1_000, 'b saw the create within a second');
+      await sleep(20);
+      after = await request(`${b.url}/v1/categories`, { headers: { ...as, 'if-none-match': etag } });
+    }
+    assert.equal(after.status, 200);
+    assert.ok((after.body as { name: string }[]).some((category) => category.name === 'Made on a'));
+    assert.notEqual(after.headers.get('etag'), etag);
+
+    // Revoked through the CLI: every instance refuses within 5 s.
+    assert.equal((await runCli(['keys', 'revoke', id], fleet.env)).code, 0);
+    const revoked = Date.now();
+    for (const server of [a, b, c, d]) {
+      while ((await request(`${server.url}/v1/categories`, { headers: as })).status !== 401) {
+        assert.ok(Date.now() - revoked < 5_000, 'refused everywhere within 5 s');
+        await sleep(100);
+      }
+    }
+  });
+});
