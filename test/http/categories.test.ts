@@ -85,7 +85,11 @@ for (const backend of BACKENDS) {
       const insane = await server.call(CATEGORIES, {
         headers: { 'x-request-id': 'has spaces and "quotes"' },
       });
-      assert.match(insane.headers.get('x-request-id') ?? '', /^[0-9a-f]{8}-[0-9a-z]+$/, 'an unsafe id is replaced');
+      assert.match(
+        insane.headers.get('x-request-id') ?? '',
+        /^[0-9a-f]{8}-[0-9a-z]+$/,
+        'an unsafe id is replaced',
+      );
     });
 
     test('nothing of the API answers without the /v1 prefix', async () => {
