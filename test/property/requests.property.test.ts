@@ -7,6 +7,8 @@ import { BACKENDS } from '../support/backends.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const RUNS = 2_000;
+/** Categories and available pets made before the runs, for the generated ids to find. */
+const SEEDED = 30;
 
 /** Characters that have broken stores and parsers before: NUL, lone surrogates, controls, invisible ones. */
 const nastyChar = fc.constantFrom(
@@ -30,7 +32,7 @@ const text = (maxLength: number) =>
   );
 const validName = fc.string({ minLength: 1, maxLength: 100 }).filter((value) => /\S/.test(value));
 const id = fc.oneof(
-  { weight: 3, arbitrary: fc.integer({ min: 1, max: 5 }) },
+  { weight: 3, arbitrary: fc.integer({ min: 1, max: SEEDED }) },
   fc.integer(),
   fc.double(),
   fc.constantFrom(0, -1, 2 ** 53, '1', null, true),
@@ -52,9 +54,13 @@ const BODIES = {
     },
     { requiredKeys: [] },
   ),
-  order: fc.record(
-    { petId: id, quantity: fc.oneof(fc.integer({ min: -2, max: 1002 }), anything), status: text(10) },
-    { requiredKeys: [] },
+  order: fc.oneof(
+    fc.record(
+      { petId: id, quantity: fc.oneof(fc.integer({ min: -2, max: 1002 }), anything), status: text(10) },
+      { requiredKeys: [] },
+    ),
+    // Valid orders for the seeded pets, so that some orders succeed and the rest meet taken pets (409).
+    fc.record({ petId: fc.integer({ min: 1, max: SEEDED }), quantity: fc.integer({ min: 1, max: 1000 }) }),
   ),
 };
 
@@ -138,7 +144,7 @@ function requestFor(
 
 const petPath = fc
   .oneof(
-    fc.integer({ min: 1, max: 5 }).map(String),
+    fc.integer({ min: 1, max: SEEDED }).map(String),
     fc.constantFrom('abc', '0', '-1', '1.5', '%zz', '99999999999999999999'),
   )
   .map((value) => `/v1/pets/${value}`);
@@ -186,8 +192,7 @@ for (const backend of BACKENDS) {
       server = await startTestServer({ LOG_LEVEL: 'silent' }, { backend });
       // Limits far above the runs, so generated requests reach validation rather than 429.
       ({ key } = await server.createKey({ plan: 'enterprise', limits: { perMinute: 1e9, perDay: 1e9 } }));
-      // A few rows for the generated ids to find.
-      for (let i = 0; i < 3; i += 1) {
+      for (let i = 0; i < SEEDED; i += 1) {
         const category = await server.post('/v1/categories', { name: `Seed ${i}` });
         await server.post('/v1/pets', {
           name: `Seed ${i}`,
@@ -252,7 +257,7 @@ for (const backend of BACKENDS) {
         const stored = (await server.query<{ id: number }>(`SELECT id FROM ${table}`)).map((row) =>
           Number(row.id),
         );
-        const seeded = table === 'orders' ? 0 : 3;
+        const seeded = table === 'orders' ? 0 : SEEDED;
         assert.equal(stored.length, ids.size + seeded, table);
         for (const id of ids) assert.ok(stored.includes(id), `${table} ${id}`);
       }
