@@ -8,8 +8,9 @@ const USAGE = `Usage: petstore <command>
 
 Commands:
   serve        Start the HTTP API (the default). Configured by environment variables:
-               PORT, HOST, DATABASE_URL, PETSTORE_ENV, PETSTORE_PRODUCTION_URL,
-               PETSTORE_STAGING_URL, LOG_LEVEL (see README.md).
+               PORT, HOST, DATABASE_URL, DATABASE_POOL_SIZE, REDIS_URL, REDIS_PREFIX,
+               RATE_LIMIT_FAIL, PETSTORE_ENV, PETSTORE_PRODUCTION_URL, PETSTORE_STAGING_URL,
+               PETSTORE_CONFIG, TRUST_PROXY, LOG_LEVEL (see README.md).
   migrate      Bring the schema of DATABASE_URL up to date, then exit (servers also do this at start;
                concurrent runs are safe).
   keys         Manage API keys (the same configuration as the server):

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
+import type { Environment } from '../storage/types.js';
 import { type ConfigFile, type Deprecation, deprecationOf, rateLimitPolicy, readConfigFile } from './file.js';
 
 export type { Deprecation } from './file.js';
@@ -90,7 +91,7 @@ export type StorageConfig =
 export interface Config {
   port: number;
   host: string;
-  env: 'production' | 'staging';
+  env: Environment;
   storage: StorageConfig;
   publicUrls: { production: string; staging: string };
   logLevel: string;

@@ -1,8 +1,10 @@
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorCode, errorBody } from '../errors/index.js';
 import { JSON_CONTENT_TYPE } from './headers.js';
+import { BODY_LIMIT } from './json-body.js';
 import { newRequestId } from './request-id.js';
 import { describeValidationError } from './validation.js';
 
@@ -14,7 +16,7 @@ const FRAMEWORK_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
   },
   FST_ERR_CTP_BODY_TOO_LARGE: {
     code: 'payload_too_large',
-    message: 'Request body is larger than 16384 bytes',
+    message: `Request body is larger than ${BODY_LIMIT} bytes`,
   },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     code: 'malformed_request',
@@ -98,16 +100,8 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
   const body = JSON.stringify(errorBody(code, message, requestId));
   const status = ERROR_STATUS[code];
   socket.end(
-    `HTTP/1.1 ${status} ${statusText(status)}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
       `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
-}
-
-function statusText(status: number): string {
-  return status === 431
-    ? 'Request Header Fields Too Large'
-    : status === 408
-      ? 'Request Timeout'
-      : 'Bad Request';
 }

@@ -16,7 +16,9 @@ export const KEY_PATTERN = /^ps_(live|test)_[0-9A-Za-z]{32}$/;
 /** The published pattern, for leak scanners (same as `KEY_PATTERN`, without anchors). */
 export const KEY_PATTERN_SOURCE = 'ps_(live|test)_[0-9A-Za-z]{32}';
 
-export type KeyEnvironment = 'production' | 'staging';
+import type { Environment } from '../storage/index.js';
+
+export type KeyEnvironment = Environment;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_CHARS = 26;
