@@ -80,9 +80,10 @@ describe('Redis stopped in the middle of a load', () => {
       }),
     );
     await sleep(1_000);
+    // Flag first: an answer that arrives from here on may already have met the dead Redis.
+    killed = true;
     redis.kill('SIGKILL');
     await once(redis, 'exit');
-    killed = true;
     await Promise.all(load);
 
     const seen = (server: ServerProcess, when: 'before' | 'after') => new Set(statuses.get(server)?.[when]);
