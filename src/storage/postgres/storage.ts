@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Order, OrderStatus, Pet, PetStatus } from '../../contract/index.js';
+import { type ApiKeyRow, apiKeyColumns, toApiKeyRecord } from '../api-key-rows.js';
 import type {
-  ApiKeyRecord,
   ApiKeyRepository,
   CategoryRepository,
   OrderRepository,
@@ -166,20 +166,6 @@ function orders(pool: pg.Pool): OrderRepository {
   };
 }
 
-interface ApiKeyRow {
-  id: string;
-  name: string;
-  plan: ApiKeyRecord['plan'];
-  per_minute: number | null;
-  per_day: number | null;
-  env: ApiKeyRecord['env'];
-  prefix: string;
-  digest: string;
-  created_at: string;
-  revoked_at: string | null;
-  unbanned_at: string | null;
-}
-
 function apiKeys(pool: pg.Pool): ApiKeyRepository {
   const bump = 'UPDATE api_keys_version SET version = version + 1 WHERE id = 1';
   const update = (sql: string, values: unknown[]) =>
@@ -194,39 +180,14 @@ function apiKeys(pool: pg.Pool): ApiKeyRepository {
         await client.query(
           `INSERT INTO api_keys (id, name, plan, per_minute, per_day, env, prefix, digest, created_at, revoked_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-          [
-            record.id,
-            record.name,
-            record.plan,
-            record.limits?.perMinute ?? null,
-            record.limits?.perDay ?? null,
-            record.env,
-            record.prefix,
-            record.digest,
-            record.createdAt,
-            record.revokedAt,
-          ],
+          apiKeyColumns(record),
         );
         await client.query(bump);
       });
     },
     async list() {
       const { rows } = await pool.query<ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
-      return rows.map((row) => ({
-        id: row.id,
-        name: row.name,
-        plan: row.plan,
-        limits:
-          row.per_minute === null || row.per_day === null
-            ? null
-            : { perMinute: row.per_minute, perDay: row.per_day },
-        env: row.env,
-        prefix: row.prefix,
-        digest: row.digest,
-        createdAt: row.created_at,
-        revokedAt: row.revoked_at,
-        unbannedAt: row.unbanned_at,
-      }));
+      return rows.map(toApiKeyRecord);
     },
     revoke: (id, at) =>
       update('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2', [at, id]),

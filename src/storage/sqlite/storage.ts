@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import type { ApiKeyRecord, ApiKeyRepository, CategoryRepository, Storage } from '../types.js';
+import { type ApiKeyRow, apiKeyColumns, toApiKeyRecord } from '../api-key-rows.js';
+import type { ApiKeyRepository, CategoryRepository, Storage } from '../types.js';
 import { migrate } from './migrations.js';
 import { sqliteOrders, sqlitePets } from './pets-orders.js';
 import { WriteQueue } from './write-queue.js';
@@ -66,24 +67,10 @@ function sqliteCategories(db: Database, writes: WriteQueue): CategoryRepository 
   };
 }
 
-interface ApiKeyRow {
-  id: string;
-  name: string;
-  plan: ApiKeyRecord['plan'];
-  per_minute: number | null;
-  per_day: number | null;
-  env: ApiKeyRecord['env'];
-  prefix: string;
-  digest: string;
-  created_at: string;
-  revoked_at: string | null;
-  unbanned_at: string | null;
-}
-
 function sqliteApiKeys(db: Database, writes: WriteQueue): ApiKeyRepository {
   const insert = db.prepare(
     `INSERT INTO api_keys (id, name, plan, per_minute, per_day, env, prefix, digest, created_at, revoked_at)
-     VALUES (@id, @name, @plan, @per_minute, @per_day, @env, @prefix, @digest, @created_at, @revoked_at)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const select = db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
   const revoke = db.prepare<[string, string]>(
@@ -96,37 +83,12 @@ function sqliteApiKeys(db: Database, writes: WriteQueue): ApiKeyRepository {
   return {
     insert(record) {
       return writes.run(() => {
-        insert.run({
-          id: record.id,
-          name: record.name,
-          plan: record.plan,
-          per_minute: record.limits?.perMinute ?? null,
-          per_day: record.limits?.perDay ?? null,
-          env: record.env,
-          prefix: record.prefix,
-          digest: record.digest,
-          created_at: record.createdAt,
-          revoked_at: record.revokedAt,
-        });
+        insert.run(...apiKeyColumns(record));
         bump.run();
       });
     },
     async list() {
-      return select.all().map((row) => ({
-        id: row.id,
-        name: row.name,
-        plan: row.plan,
-        limits:
-          row.per_minute === null || row.per_day === null
-            ? null
-            : { perMinute: row.per_minute, perDay: row.per_day },
-        env: row.env,
-        prefix: row.prefix,
-        digest: row.digest,
-        createdAt: row.created_at,
-        revokedAt: row.revoked_at,
-        unbannedAt: row.unbanned_at,
-      }));
+      return select.all().map(toApiKeyRecord);
     },
     revoke(id, at) {
       return writes.run(() => {
