@@ -48,6 +48,14 @@ export function commandExists(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
 
+/** Spawns a command whose process is killed if the bench ends before it does. */
+export function spawnTracked(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 /**
  * Spawns a command pinned to one CPU with `taskset`. taskset execs the command, so the child's pid is the
  * command's own and killing the child kills the command.
@@ -58,13 +66,14 @@ export function spawnPinned(
   args: string[],
   options: SpawnOptions = {},
 ): ChildProcess {
-  const child = spawn('taskset', ['-c', String(cpu), command, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...options,
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
+  return spawnTracked('taskset', ['-c', String(cpu), command, ...args], options);
+}
+
+/** The pids of the children still running: the servers, which count as the bench's own CPU time. */
+export function runningChildren(): number[] {
+  return [...children].flatMap((child) =>
+    child.exitCode === null && child.signalCode === null && child.pid !== undefined ? [child.pid] : [],
+  );
 }
 
 /** Collects a child's output lines, to quote when it fails. */

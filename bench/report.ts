@@ -1,19 +1,35 @@
+import type { PostgresDurability } from './backends.js';
 import { FOREIGN_LIMIT } from './cpu.js';
 import type { WrkResult } from './wrk.js';
 
-/** One A X X' round of the list benchmark: anchor, service (200), service answering 304. */
+/**
+ * A wrk run and, in the scale-out mode, what each request paid in shared state: Redis script calls and
+ * PostgreSQL write transactions.
+ */
+export type Measured = WrkResult & { perRequest?: { redisCalls: number; writeTransactions: number } };
+
+/**
+ * One round of the list benchmark: anchor, embedded service (200), embedded service answering 304, and the
+ * two instances when the scale-out mode runs.
+ */
 export interface ListRound {
   anchor: WrkResult;
   service: WrkResult;
   notModified: WrkResult;
+  scaled?: Measured;
 }
 
+/** What makes a 201 durable in each mode, as read back by the bench. */
+export type Durability =
+  | { kind: 'sqlite'; walFile: boolean }
+  | ({ kind: 'postgres' } & Omit<PostgresDurability, 'dataDirectory'>);
+
 export interface CreateOutcome {
-  result: WrkResult;
+  result: Measured;
   created201: number;
   otherStatuses: Map<number, number>;
   rowsAdded: number;
-  walFile: boolean;
+  durability: Durability;
   /** Disk flushes during the measured run; undefined when the disk does not report them. */
   flushes: number | undefined;
 }
@@ -27,87 +43,116 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? Number.NaN) + upper) / 2;
 }
 
-const rate = (rps: number) => `${Math.round(rps)}`.padStart(6);
-const ms = (value: number) => `${value.toFixed(2)}ms`.padStart(8);
-const percent = (share: number) => `${Math.round(share * 100)}%`;
+export const rate = (rps: number) => `${Math.round(rps)}`.padStart(6);
+export const ms = (value: number) => `${value.toFixed(2)}ms`;
+export const percent = (share: number) => `${Math.round(share * 100)}%`;
 const met = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
 
 /** Server CPU microseconds per answer: unlike requests/s, barely moved by other processes on the machine. */
 const costUs = (result: WrkResult) => (result.cpu.serverSeconds * 1e6) / Math.max(result.requests, 1);
+/** PostgreSQL's and Redis's CPU microseconds per answer; 0 in the embedded mode. */
+const backendUs = (result: WrkResult) => (result.cpu.backendSeconds * 1e6) / Math.max(result.requests, 1);
 
 const disturbed = (result: WrkResult) => result.cpu.foreign > FOREIGN_LIMIT;
 
+/** CPU per answer of the servers, and of PostgreSQL and Redis when the run used them. */
+export function costText(result: WrkResult): string {
+  const shared = result.cpu.backends > 0 ? ` + ${backendUs(result).toFixed(1)} us PG/Redis` : '';
+  return `${costUs(result).toFixed(1)} us${shared} per request`;
+}
+
 /** Where the CPU went during a run: wrk near 100% would mean the load generator, not the server, limits. */
 export function cpuNote(result: WrkResult): string {
-  const { server, load, foreign } = result.cpu;
+  const { servers, load, backends, foreign } = result.cpu;
   const flag = disturbed(result) ? ' DISTURBED' : '';
-  return `server ${percent(server)} wrk ${percent(load)} other ${percent(foreign)}${flag}, ${costUs(result).toFixed(1)} us/req`;
+  const shared = backends > 0 ? ` PG/Redis ${percent(backends)}` : '';
+  return `server ${servers.map(percent).join('+')} wrk ${percent(load)}${shared} other ${percent(foreign)}${flag}, ${costText(result)}`;
+}
+
+function ratioLine(name: string, result: WrkResult, anchor: WrkResult): string {
+  return `  ${name.padEnd(11)} ${rate(result.rps)} req/s ratio ${(result.rps / anchor.rps).toFixed(2)} (${cpuNote(result)})`;
 }
 
 export function roundLine(index: number, round: ListRound): string {
-  const { anchor, service, notModified } = round;
+  const { anchor, service, notModified, scaled } = round;
   return [
     `round ${index + 1}: anchor ${rate(anchor.rps)} req/s (${cpuNote(anchor)})`,
-    `  service ${rate(service.rps)} req/s ratio ${(service.rps / anchor.rps).toFixed(2)} (${cpuNote(service)})`,
-    `  304     ${rate(notModified.rps)} req/s ratio ${(notModified.rps / anchor.rps).toFixed(2)} (${cpuNote(notModified)})`,
+    ratioLine('service', service, anchor),
+    ratioLine('304', notModified, anchor),
+    ...(scaled === undefined ? [] : [ratioLine('2 instances', scaled, anchor)]),
   ].join('\n');
 }
 
 /** Rounds, and whether no other process disturbed them. */
-type UsableRounds = { rounds: ListRound[]; clean: boolean };
+export type UsableRounds = { rounds: ListRound[]; clean: boolean };
 
 /**
  * The rounds the figures are taken from: those no other process disturbed, since a run that lost its CPU
  * measures the machine, not the server. All rounds when none is clean, and the report says so.
  */
-function usableRounds(rounds: ListRound[]): UsableRounds {
-  const clean = rounds.filter((round) => !Object.values(round).some(disturbed));
+export function usableRounds(rounds: ListRound[]): UsableRounds {
+  const clean = rounds.filter((round) => !runsOf(round).some(([, result]) => disturbed(result)));
   return clean.length > 0 ? { rounds: clean, clean: true } : { rounds, clean: false };
 }
 
-/** `41234 req/s p50 1.10ms p99 2.30ms`, from the medians of each figure over the rounds. */
-function figures(results: WrkResult[], unit: string): string {
-  const p50 = median(results.map((r) => r.p50Ms));
-  const p99 = median(results.map((r) => r.p99Ms));
-  return `${rate(median(results.map((r) => r.rps)))} ${unit} p50 ${ms(p50)} p99 ${ms(p99)}`;
+/** The runs of a round, by name. */
+function runsOf(round: ListRound): [string, WrkResult][] {
+  const { scaled, ...embedded } = round;
+  const runs: [string, WrkResult][] = Object.entries(embedded);
+  if (scaled !== undefined) runs.push(['2 instances', scaled]);
+  return runs;
 }
 
 /**
  * A disturbed run can move a ratio either way (the anchor and the service lose different shares of their
  * CPU), so without an undisturbed round the verdict is unknown, not MET or NOT MET.
  */
-function listVerdict(ratio: number, used: UsableRounds): string {
-  const target = `(target >= ${TARGETS.listRatio.toFixed(2)})`;
-  return used.clean
-    ? `${target} ${met(ratio >= TARGETS.listRatio)}`
-    : `${target} UNKNOWN, every round disturbed`;
+export function listVerdict(ratio: number, used: UsableRounds): string {
+  const target = `(>= ${TARGETS.listRatio.toFixed(2)}`;
+  return used.clean ? `${target} ${met(ratio >= TARGETS.listRatio)})` : `${target} UNKNOWN: disturbed)`;
 }
 
-function listLine(
-  label: string,
-  used: UsableRounds,
-  pick: (round: ListRound) => WrkResult,
-  hasTarget: boolean,
-): string {
-  const { rounds } = used;
-  const ratio = median(rounds.map((round) => pick(round).rps / round.anchor.rps));
-  const cost = median(rounds.map((round) => costUs(round.anchor) / costUs(pick(round))));
-  return [
-    `${label} service ${figures(rounds.map(pick), 'req/s')}`,
-    `anchor ${figures(
-      rounds.map((round) => round.anchor),
-      'req/s',
-    )}`,
-    `ratio ${ratio.toFixed(2)} ${hasTarget ? listVerdict(ratio, used) : '(no target)'}`,
-    `CPU/req ratio ${cost.toFixed(2)}`,
-  ].join(' | ');
+/** The medians, over the usable rounds, of one kind of run. */
+export interface ListFigures {
+  rps: number;
+  ratio: number;
+  p50: number;
+  p99: number;
+  serverUs: number;
+  backendUs: number;
+  perRequest: SharedStatePerRequest | undefined;
+}
+
+export type SharedStatePerRequest = NonNullable<Measured['perRequest']>;
+
+/** One run of a round, with the anchor run of the same round that its ratio is taken against. */
+export type Paired = { result: Measured; anchor: WrkResult };
+
+export function listFigures(runs: Paired[]): ListFigures {
+  const of = (value: (run: Paired) => number) => median(runs.map(value));
+  const paid = runs.flatMap((run) => run.result.perRequest ?? []);
+  return {
+    rps: of((run) => run.result.rps),
+    ratio: of((run) => run.result.rps / run.anchor.rps),
+    p50: of((run) => run.result.p50Ms),
+    p99: of((run) => run.result.p99Ms),
+    serverUs: of((run) => costUs(run.result)),
+    backendUs: of((run) => backendUs(run.result)),
+    perRequest:
+      paid.length === 0
+        ? undefined
+        : {
+            redisCalls: median(paid.map((p) => p.redisCalls)),
+            writeTransactions: median(paid.map((p) => p.writeTransactions)),
+          },
+  };
 }
 
 /** Problems that make figures untrustworthy: failed answers, socket errors, 304s that carried the body. */
 export function listProblems(rounds: ListRound[], bodyLength: number): string[] {
   const problems: string[] = [];
   rounds.forEach((round, index) => {
-    for (const [name, result] of Object.entries(round)) {
+    for (const [name, result] of runsOf(round)) {
       if (result.non2xx3xx > 0 || result.socketErrors > 0) {
         problems.push(
           `round ${index + 1} ${name}: ${result.non2xx3xx} non-2xx/3xx, ${result.socketErrors} socket errors`,
@@ -123,55 +168,43 @@ export function listProblems(rounds: ListRound[], bodyLength: number): string[] 
   return problems;
 }
 
-export function createProblems(outcome: CreateOutcome): string[] {
+export function createProblems(name: string, outcome: CreateOutcome): string[] {
   const problems: string[] = [];
   if (outcome.otherStatuses.size > 0 || outcome.result.non2xx3xx > 0) {
     const statuses = [...outcome.otherStatuses].map(([status, n]) => `${status}: ${n}`).join(', ');
     problems.push(
-      `create: answers other than 201 (${statuses}); wrk counted ${outcome.result.non2xx3xx} non-2xx/3xx`,
+      `${name} create: answers other than 201 (${statuses}); wrk counted ${outcome.result.non2xx3xx} non-2xx/3xx`,
     );
   }
-  if (outcome.result.socketErrors > 0) problems.push(`create: ${outcome.result.socketErrors} socket errors`);
+  if (outcome.result.socketErrors > 0)
+    problems.push(`${name} create: ${outcome.result.socketErrors} socket errors`);
   if (outcome.rowsAdded < outcome.created201) {
-    problems.push(`create: only ${outcome.rowsAdded} rows were added for ${outcome.created201} answers 201`);
+    problems.push(
+      `${name} create: only ${outcome.rowsAdded} rows were added for ${outcome.created201} answers 201`,
+    );
   }
-  if (!outcome.walFile) problems.push('create: the SQLite file is not in WAL mode');
-  if (outcome.flushes === 0) problems.push('create: the disk saw no flush, so commits did not fsync');
+  problems.push(...durabilityProblems(name, outcome.durability));
+  if (outcome.flushes === 0) problems.push(`${name} create: the disk saw no flush, so commits did not fsync`);
   return problems;
 }
 
-function createLines(create: CreateOutcome): string[] {
-  const { result, flushes } = create;
-  const other = [...create.otherStatuses.values()].reduce((sum, n) => sum + n, 0);
-  const perFlush =
-    flushes === undefined || flushes === 0
-      ? ''
-      : ` (${(create.created201 / flushes).toFixed(1)} creates per flush)`;
-  // Other processes only take throughput away, so a disturbed run that met the target still met it.
+function durabilityProblems(name: string, durability: Durability): string[] {
+  if (durability.kind === 'sqlite') {
+    return durability.walFile ? [] : [`${name} create: the SQLite file is not in WAL mode`];
+  }
+  const problems: string[] = [];
+  if (durability.fsync !== 'on')
+    problems.push(`${name} create: PostgreSQL runs with fsync=${durability.fsync}`);
+  // local, remote_write, on and remote_apply all wait for the local WAL flush; only off does not.
+  if (durability.synchronousCommit === 'off') {
+    problems.push(`${name} create: PostgreSQL runs with synchronous_commit=off`);
+  }
+  return problems;
+}
+
+/** Other processes only take throughput away, so a disturbed run that met the target still met it. */
+export function createsVerdict(result: WrkResult): string {
   const ok = result.rps >= TARGETS.createsPerSecond;
   const verdict = disturbed(result) && !ok ? 'UNKNOWN, run disturbed' : met(ok);
-  const rows = `rows added ${create.rowsAdded} ${create.rowsAdded >= create.created201 ? '>=' : '<'} 201s ${create.created201}`;
-  return [
-    `create    service ${rate(result.rps)} creates/s p50 ${ms(result.p50Ms)} p99 ${ms(result.p99Ms)} | 201s ${create.created201}, other answers ${other}, socket errors ${result.socketErrors} | target >= ${TARGETS.createsPerSecond} creates/s durable ${verdict}`,
-    `create    ${rows} | ${cpuNote(result)}`,
-    `durability journal_mode ${create.walFile ? 'wal' : 'NOT wal'} (file header), synchronous=FULL read back by the service at start, no setting passed by the bench | disk flushes during the run ${flushes ?? 'not reported by this disk'}${perFlush}`,
-  ];
-}
-
-function machineLine(all: ListRound[], used: UsableRounds, idle: number[]): string {
-  const rounds = used.clean
-    ? `${used.rounds.length} of ${all.length} rounds undisturbed; list figures are medians over those`
-    : `WARNING: every round was disturbed by other processes; figures are not trustworthy, rerun on a quiet machine`;
-  return `machine   ${rounds} | busiest CPU with the bench idle: ${idle.map(percent).join(' before, ')} after`;
-}
-
-export function table(rounds: ListRound[], create: CreateOutcome, idle: number[], settings: string): string {
-  const used = usableRounds(rounds);
-  return [
-    `== Results: ${settings} ==`,
-    listLine('list     ', used, (round) => round.service, true),
-    listLine('list 304 ', used, (round) => round.notModified, false),
-    ...createLines(create),
-    machineLine(rounds, used, idle),
-  ].join('\n');
+  return `(>= ${TARGETS.createsPerSecond} durable ${verdict})`;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVER_CPU } from './cpu.js';
 import { request, reservePort } from './http.js';
-import { collectLines, spawnPinned, waitForLine } from './processes.js';
+import { collectLines, runToCompletion, spawnPinned, spawnTracked, waitForLine } from './processes.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** The built CLI and anchor, next to this file in dist/. */
@@ -16,27 +16,47 @@ export interface Server {
   url: string;
 }
 
-export interface Service extends Server {
-  /** The SQLite file the service writes. */
-  file: string;
+/**
+ * Creates an enterprise key whose limits are never reached in a bench run, with the CLI an operator would
+ * use, on the storage named by `env` (DATABASE_URL). Every request of the bench sends it: the service
+ * answers nothing under /v1 without a key, and a limited key would turn the measurement into 429s.
+ */
+export async function createUnlimitedKey(env: Record<string, string>): Promise<string> {
+  const unlimited = String(1_000_000_000);
+  const args = ['keys', 'create', '--plan', 'enterprise', '--name', 'bench'];
+  args.push('--per-minute', unlimited, '--per-day', unlimited, '--json');
+  const child = spawnTracked(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+  const { code, stdout, stderr } = await runToCompletion(child);
+  const key = code === 0 ? keyOf(stdout) : undefined;
+  if (key === undefined) {
+    throw new Error(`petstore keys create failed (exit code ${code}):\n${stdout}\n${stderr}`);
+  }
+  return key;
+}
+
+/** The `key` field of the one JSON object `keys create --json` prints; undefined if it printed otherwise. */
+function keyOf(stdout: string): string | undefined {
+  try {
+    const { key } = JSON.parse(stdout) as { key?: unknown };
+    return typeof key === 'string' ? key : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * Starts `petstore serve` on CPU 0 with a fresh SQLite file. With LOG_LEVEL=warn the service does not
- * print its info-level "listening on" line, so the bench picks the port itself and waits for /healthz.
+ * Starts `petstore serve` on the server CPU with `env` naming its storage. With LOG_LEVEL=warn the service
+ * does not print its info-level "listening on" line, so the bench picks the port itself and waits for
+ * /healthz; warn keeps per-request logging out of the figures, as in production.
  */
-export async function startService(dir: string, cpuProfileDir: string | undefined): Promise<Service> {
-  const file = path.join(dir, 'petstore.db');
+export async function startService(
+  env: Record<string, string>,
+  cpuProfileDir: string | undefined,
+): Promise<Server> {
   const port = await reservePort();
   const profile = cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`];
   const child = spawnPinned(SERVER_CPU, process.execPath, [...profile, CLI, 'serve'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: `sqlite:${file}`,
-      LOG_LEVEL: 'warn',
-    },
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
   });
   const output = collectLines(child);
   const url = `http://127.0.0.1:${port}`;
@@ -45,7 +65,7 @@ export async function startService(dir: string, cpuProfileDir: string | undefine
   } catch (error) {
     throw new Error(`the service did not start: ${(error as Error).message}\n${output.join('\n')}`);
   }
-  return { child, url, file };
+  return { child, url };
 }
 
 async function waitUntilHealthy(child: ChildProcess, url: string, timeoutMs: number): Promise<void> {

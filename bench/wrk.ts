@@ -1,27 +1,40 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type CpuUse, LOAD_CPU, watchCpu } from './cpu.js';
+import { type CpuUse, LOAD_CPU, type Watch, watchCpu } from './cpu.js';
 import { runToCompletion, spawnPinned } from './processes.js';
 
+/** Characters that can stand in a Lua string literal as they are: the key is checked before it is written. */
+const LUA_SAFE = /^[\w.-]+$/;
+
 /**
- * Lua shared by every run: `done` prints the figures as one JSON line, so the bench reads numbers instead
- * of wrk's human-readable units. Per-thread status counts (the create script keeps them) are summed here.
+ * Lua shared by every run. `setup` binds wrk's threads to the servers in turn (`thread.addr`), so one wrk
+ * spreads its connections evenly over two instances and its one latency histogram gives exact percentiles
+ * of the whole load; `done` prints the figures as one JSON line, so the bench reads numbers instead of
+ * wrk's human-readable units. Status counts (the create script keeps them) are summed here over the
+ * threads, since each wrk thread has a Lua state of its own.
  */
-const DONE_LUA = `
+function commonLua(key: string, addresses: string[]): string {
+  return `
+wrk.headers['Authorization'] = 'Bearer ${key}'
+
+local addresses = {${addresses.map((address) => `'${address}'`).join(', ')}}
 local threads = {}
 function setup(thread)
   table.insert(threads, thread)
+  local host, port = addresses[(#threads - 1) % #addresses + 1]:match('^(.+):(%d+)$')
+  thread.addr = wrk.lookup(host, port)[1]
 end
 
 function done(summary, latency, requests)
-  local statuses = {}
+  local counts = {}
   for _, thread in ipairs(threads) do
-    local counts = thread:get('statuses')
-    if counts then
-      for status, n in pairs(counts) do
-        table.insert(statuses, string.format('"%d":%d', status, n))
-      end
+    for status, n in pairs(thread:get('statuses') or {}) do
+      counts[status] = (counts[status] or 0) + n
     end
+  end
+  local statuses = {}
+  for status, n in pairs(counts) do
+    table.insert(statuses, string.format('"%d":%d', status, n))
   end
   local e = summary.errors
   io.write(string.format(
@@ -31,6 +44,7 @@ function done(summary, latency, requests)
     e.status, e.connect, e.read, e.write, e.timeout, table.concat(statuses, ',')))
 end
 `;
+}
 
 /**
  * POST /v1/categories with a small JSON body. Every status is counted, because wrk itself reports only how
@@ -45,18 +59,32 @@ statuses = {}
 function response(status, headers, body)
   statuses[status] = (statuses[status] or 0) + 1
 end
-${DONE_LUA}`;
+`;
 
 export interface WrkScripts {
   get: string;
   create: string;
+  /** wrk threads: one per server, so that each server gets an equal share of the connections. */
+  threads: number;
 }
 
-/** Writes the Lua scripts into the bench's temp directory, which is removed on exit. */
-export function writeScripts(dir: string): WrkScripts {
-  const scripts = { get: path.join(dir, 'get.lua'), create: path.join(dir, 'create.lua') };
-  fs.writeFileSync(scripts.get, DONE_LUA);
-  fs.writeFileSync(scripts.create, CREATE_LUA);
+/**
+ * Writes the Lua scripts of one deployment into the bench's temp directory, which is removed on exit.
+ * Readable by the owner only, since they hold the deployment's key.
+ */
+export function writeScripts(dir: string, name: string, target: { key: string; urls: string[] }): WrkScripts {
+  if (!LUA_SAFE.test(target.key)) throw new Error('the CLI printed a key with unexpected characters');
+  const common = commonLua(
+    target.key,
+    target.urls.map((url) => new URL(url).host),
+  );
+  const scripts = {
+    get: path.join(dir, `${name}-get.lua`),
+    create: path.join(dir, `${name}-create.lua`),
+    threads: target.urls.length,
+  };
+  fs.writeFileSync(scripts.get, common, { mode: 0o600 });
+  fs.writeFileSync(scripts.create, `${CREATE_LUA}${common}`, { mode: 0o600 });
   return scripts;
 }
 
@@ -87,25 +115,34 @@ interface WrkJson {
 }
 
 export interface WrkRun {
+  /** The first server's URL: wrk takes its path and Host header from it; the script sets the addresses. */
   url: string;
   script: string;
+  threads: number;
   seconds: number;
   connections: number;
   headers?: string[];
-  /** The process under load, whose CPU time is measured. */
-  serverPid: number;
+  /** What the run loads, whose CPU time is measured. */
+  watch: Watch;
 }
 
 /**
- * One wrk run on the load CPU: one thread (the load CPU is a single core), keep-alive (wrk's default), no
- * pipelining, `--latency` for the percentile distribution.
+ * One wrk run on the load CPU: one thread per server (the load CPU is a single core, so no more than the
+ * spread needs), keep-alive (wrk's default), no pipelining, `--latency` for the percentile distribution.
  */
 export async function runWrk(run: WrkRun): Promise<WrkResult> {
-  const args = ['-t1', `-c${run.connections}`, `-d${run.seconds}s`, '--latency', '-s', run.script];
+  const args = [
+    `-t${run.threads}`,
+    `-c${run.connections}`,
+    `-d${run.seconds}s`,
+    '--latency',
+    '-s',
+    run.script,
+  ];
   for (const header of run.headers ?? []) args.push('-H', header);
   args.push(run.url);
 
-  const cpuUse = watchCpu(run.serverPid);
+  const cpuUse = watchCpu(run.watch);
   const { code, stdout, stderr } = await runToCompletion(spawnPinned(LOAD_CPU, 'wrk', args));
   const cpu = cpuUse();
   const line = stdout.split('\n').find((candidate) => candidate.startsWith('BENCH_JSON '));
