@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../clock/index.js';
 import type { ApiKeyRecord, Environment, Plan, Storage } from '../storage/index.js';
 import { displayPrefix, generateKey, keyDigest, randomBase62 } from './format.js';
 
@@ -31,9 +32,10 @@ function newKeyId(): string {
 }
 
 /** The operator's side of API keys: create, list, revoke (the CLI). */
-export function createKeyManager(deps: { storage: Storage; env: Environment; now?: () => Date }): KeyManager {
+export function createKeyManager(deps: { storage: Storage; env: Environment; clock?: Clock }): KeyManager {
   const { storage, env } = deps;
-  const now = deps.now ?? (() => new Date());
+  const clock = deps.clock ?? systemClock;
+  const now = () => new Date(clock.now()).toISOString();
   return {
     async create(input) {
       if (!PLANS.includes(input.plan)) throw new KeyInputError(`plan must be one of ${PLANS.join(', ')}`);
@@ -57,7 +59,7 @@ export function createKeyManager(deps: { storage: Storage; env: Environment; now
         env,
         prefix: displayPrefix(key),
         digest: keyDigest(key),
-        createdAt: now().toISOString(),
+        createdAt: now(),
         revokedAt: null,
         unbannedAt: null,
       };
@@ -65,7 +67,7 @@ export function createKeyManager(deps: { storage: Storage; env: Environment; now
       return { record, key };
     },
     list: () => storage.apiKeys.list(),
-    revoke: (id) => storage.apiKeys.revoke(id, now().toISOString()),
-    unban: (id) => storage.apiKeys.unban(id, now().toISOString()),
+    revoke: (id) => storage.apiKeys.revoke(id, now()),
+    unban: (id) => storage.apiKeys.unban(id, now()),
   };
 }
