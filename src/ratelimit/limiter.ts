@@ -16,7 +16,6 @@ export interface RateLimiter {
   ping(): Promise<void>;
   /** Releases the store. */
   close(): Promise<void>;
-  readonly clock: Clock;
 }
 
 /**
@@ -43,7 +42,6 @@ export function createRateLimiter(deps: {
   }
 
   return {
-    clock,
     forKey(key) {
       const decision = store.hit(`key:${key.id}`, limitsFor(policy, key), clock.now(), policy.ban);
       return decision instanceof Promise
