@@ -112,15 +112,32 @@ export interface ListSnapshot {
   body: Buffer;
   contentType: string;
   etag: string;
+  /** The answer's own headers, without those Node writes itself (Date, Connection, Keep-Alive, length). */
+  headers: Record<string, string>;
+  /** The keep-alive timeout the service announces, so that an anchor can announce the same. */
+  keepAliveSeconds: number | undefined;
 }
+
+const WRITTEN_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
 
 export async function fetchList(deployment: Deployment, server: Server): Promise<ListSnapshot> {
   const response = await request(`${server.url}${LIST_PATH}`, { headers: authorization(deployment) });
-  const { etag, 'content-type': contentType } = response.headers;
+  const { etag, 'content-type': contentType, 'keep-alive': keepAlive } = response.headers;
   if (response.status !== 200 || etag === undefined || contentType === undefined) {
     throw new Error(`GET ${LIST_PATH} answered ${response.status} without ETag or content type`);
   }
-  return { body: response.body, contentType, etag };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (typeof value === 'string' && !WRITTEN_BY_NODE.has(name)) headers[name] = value;
+  }
+  const timeout = /timeout=(\d+)/.exec(String(keepAlive ?? ''))?.[1];
+  return {
+    body: response.body,
+    contentType,
+    etag,
+    headers,
+    keepAliveSeconds: timeout === undefined ? undefined : Number(timeout),
+  };
 }
 
 /**

@@ -9,11 +9,14 @@ import type { WrkResult } from './wrk.js';
 export type Measured = WrkResult & { perRequest?: { redisCalls: number; writeTransactions: number } };
 
 /**
- * One round of the list benchmark: anchor, embedded service (200), embedded service answering 304, and the
- * two instances when the scale-out mode runs.
+ * One round of the list benchmark: the two anchors, embedded service (200), embedded service answering 304,
+ * and the two instances when the scale-out mode runs. `anchor` answers the service's identical bytes,
+ * headers included (the target's ratio is to it); `bodyAnchor` answers the same body with only its content
+ * type, so the difference between the two is what the API's required headers cost in Node itself.
  */
 export interface ListRound {
   anchor: WrkResult;
+  bodyAnchor: WrkResult;
   service: WrkResult;
   notModified: WrkResult;
   scaled?: Measured;
@@ -69,17 +72,19 @@ export function cpuNote(result: WrkResult): string {
   return `server ${servers.map(percent).join('+')} wrk ${percent(load)}${shared} other ${percent(foreign)}${flag}, ${costText(result)}`;
 }
 
-function ratioLine(name: string, result: WrkResult, anchor: WrkResult): string {
-  return `  ${name.padEnd(11)} ${rate(result.rps)} req/s ratio ${(result.rps / anchor.rps).toFixed(2)} (${cpuNote(result)})`;
+function ratioLine(name: string, result: WrkResult, round: ListRound): string {
+  const ratios = `${(result.rps / round.anchor.rps).toFixed(2)} (body only ${(result.rps / round.bodyAnchor.rps).toFixed(2)})`;
+  return `  ${name.padEnd(11)} ${rate(result.rps)} req/s ratio ${ratios} (${cpuNote(result)})`;
 }
 
 export function roundLine(index: number, round: ListRound): string {
-  const { anchor, service, notModified, scaled } = round;
+  const { anchor, bodyAnchor, service, notModified, scaled } = round;
   return [
     `round ${index + 1}: anchor ${rate(anchor.rps)} req/s (${cpuNote(anchor)})`,
-    ratioLine('service', service, anchor),
-    ratioLine('304', notModified, anchor),
-    ...(scaled === undefined ? [] : [ratioLine('2 instances', scaled, anchor)]),
+    `  body only   ${rate(bodyAnchor.rps)} req/s (${cpuNote(bodyAnchor)})`,
+    ratioLine('service', service, round),
+    ratioLine('304', notModified, round),
+    ...(scaled === undefined ? [] : [ratioLine('2 instances', scaled, round)]),
   ].join('\n');
 }
 
@@ -115,7 +120,9 @@ export function listVerdict(ratio: number, used: UsableRounds): string {
 /** The medians, over the usable rounds, of one kind of run. */
 export interface ListFigures {
   rps: number;
+  /** To the anchor answering the identical bytes, and to the one answering the body alone. */
   ratio: number;
+  bodyRatio: number;
   p50: number;
   p99: number;
   serverUs: number;
@@ -125,8 +132,8 @@ export interface ListFigures {
 
 export type SharedStatePerRequest = NonNullable<Measured['perRequest']>;
 
-/** One run of a round, with the anchor run of the same round that its ratio is taken against. */
-export type Paired = { result: Measured; anchor: WrkResult };
+/** One run of a round, with the anchor runs of the same round that its ratios are taken against. */
+export type Paired = { result: Measured; anchor: WrkResult; bodyAnchor: WrkResult };
 
 export function listFigures(runs: Paired[]): ListFigures {
   const of = (value: (run: Paired) => number) => median(runs.map(value));
@@ -134,6 +141,7 @@ export function listFigures(runs: Paired[]): ListFigures {
   return {
     rps: of((run) => run.result.rps),
     ratio: of((run) => run.result.rps / run.anchor.rps),
+    bodyRatio: of((run) => run.result.rps / run.bodyAnchor.rps),
     p50: of((run) => run.result.p50Ms),
     p99: of((run) => run.result.p99Ms),
     serverUs: of((run) => costUs(run.result)),

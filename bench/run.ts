@@ -1,17 +1,21 @@
 /**
  * `npm run bench`: the list and create benchmarks of the real service, loaded by wrk on 127.0.0.1 only,
- * with the method of BENCHMARKS.md: a bare `node:http` anchor in the same run, rounds of anchor, service,
+ * with the method of BENCHMARKS.md: bare `node:http` anchors in the same run, rounds of anchors, service,
  * service answering 304 and the two-instance deployment alternated, the servers on CPU 0 and wrk on CPU 1,
  * 50 keep-alive connections, the median of per-round ratios. Every request sends the bearer key of an
  * unlimited enterprise key created with the CLI, as a client would. Rounds in which other processes took
  * more than 10% of a CPU are left out of the medians (the machine may be shared), and server CPU time per
  * request is reported beside requests/s because other processes barely move it.
  *
+ * Two anchors: the issue's, answering the identical bytes (the service's headers and body; the ratio
+ * target is to it), and one answering the body with its content type alone, which shows how much of the
+ * difference is the API's required headers written by Node rather than the service's own work.
+ *
  * Two deployments, side by side in the final table: the embedded mode (one process, SQLite, limits in
  * process) and the scale-out mode (two instances sharing a fresh PostgreSQL database and a Redis prefix,
  * both removed at the end, whatever happens).
  *
- * Bounded: about 3 minutes 15 seconds with the defaults. Environment overrides:
+ * Bounded: about 3 minutes 50 seconds with the defaults. Environment overrides:
  *   BENCH_SECONDS (10) and BENCH_WARMUP_SECONDS (2) per run, BENCH_ROUNDS (3), BENCH_CONNECTIONS (50),
  *   BENCH_SCALE (on; off skips the two-instance mode), BENCH_POSTGRES_URL (an admin URL,
  *   postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL (redis://127.0.0.1:6379),
@@ -58,6 +62,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 interface Targets {
   anchor: Target;
+  bodyAnchor: Target;
   service: Target;
   scaled: Target | undefined;
 }
@@ -66,6 +71,7 @@ async function listRound(settings: Settings, targets: Targets, list: ListSnapsho
   const get: Run = { script: 'get' };
   const round: ListRound = {
     anchor: await measure(settings, targets.anchor, get),
+    bodyAnchor: await measure(settings, targets.bodyAnchor, get),
     service: await measure(settings, targets.service, get),
     notModified: await measure(settings, targets.service, {
       ...get,
@@ -78,13 +84,13 @@ async function listRound(settings: Settings, targets: Targets, list: ListSnapsho
 
 async function listRounds(
   settings: Settings,
-  deployments: { anchor: Server; embedded: Embedded; scaled: Scaled | undefined },
+  deployments: { anchors: Server[]; embedded: Embedded; scaled: Scaled | undefined },
   targets: Targets,
   list: ListSnapshot,
 ): Promise<ListRound[]> {
   const rounds: ListRound[] = [];
   for (let i = 0; i < settings.rounds; i += 1) {
-    assertRunning(deployments.anchor, 'anchor');
+    for (const anchor of deployments.anchors) assertRunning(anchor, 'anchor');
     assertDeploymentRunning(deployments.embedded);
     if (deployments.scaled !== undefined) assertDeploymentRunning(deployments.scaled);
     const round = await listRound(settings, targets, list);
@@ -182,19 +188,33 @@ async function main(): Promise<number> {
   await seed(embedded);
   const list = await fetchList(embedded, firstServer(embedded));
   const scaled = await startScaledOnSameList(settings, list);
-  const anchor = await startAnchor(dir, list.body, list.contentType);
-  log(`list: ${list.body.length} bytes, ETag ${list.etag}`);
+  // The issue's anchor answers the identical bytes: the service's headers and body. The second shows what
+  // the API's required headers (request id, rate limits, ETag, nosniff, no-store) cost in Node alone.
+  const anchors = {
+    identical: await startAnchor(dir, 'anchor', list.body, {
+      headers: list.headers,
+      ...(list.keepAliveSeconds === undefined ? {} : { keepAliveSeconds: list.keepAliveSeconds }),
+    }),
+    bodyOnly: await startAnchor(dir, 'body-anchor', list.body, {
+      headers: { 'content-type': list.contentType },
+    }),
+  };
+  log(`list: ${list.body.length} bytes, ETag ${list.etag}, ${Object.keys(list.headers).length} headers`);
+  // The anchors get the same request bytes, key included, and ignore them.
+  const anchorTarget = (name: string, server: Server) =>
+    targetOf(dir, { name, servers: [server], key: embedded.key, backends: false });
   const targets: Targets = {
-    // The anchor gets the same request bytes, key included, and ignores them.
-    anchor: targetOf(dir, { name: 'anchor', servers: [anchor], key: embedded.key, backends: false }),
+    anchor: anchorTarget('anchor', anchors.identical),
+    bodyAnchor: anchorTarget('body-anchor', anchors.bodyOnly),
     service: targetOf(dir, embedded),
     scaled: scaled === undefined ? undefined : targetOf(dir, scaled),
   };
 
   // Other processes on the machine disturb the figures; measuring them idle tells the reader how much.
   const idleBefore = await backgroundLoad(2000);
-  const rounds = await listRounds(settings, { anchor, embedded, scaled }, targets, list);
-  await stopChild(anchor.child);
+  const anchorServers = [anchors.identical, anchors.bodyOnly];
+  const rounds = await listRounds(settings, { anchors: anchorServers, embedded, scaled }, targets, list);
+  for (const anchor of anchorServers) await stopChild(anchor.child);
   const create = await createRun(settings, embedded, targets.service);
   await stopDeployment(embedded);
   const scaledCreate = await scaledCreateRun(settings, scaled, targets.scaled);

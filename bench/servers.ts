@@ -82,11 +82,24 @@ async function waitUntilHealthy(child: ChildProcess, url: string, timeoutMs: num
   throw new Error(`/healthz did not answer 200 within ${timeoutMs} ms`);
 }
 
-/** Starts the bare `node:http` anchor on CPU 0, answering with `body` and `contentType`. */
-export async function startAnchor(dir: string, body: Buffer, contentType: string): Promise<Server> {
-  const bodyFile = path.join(dir, 'anchor-body.json');
+/** What an anchor answers besides the body: see anchor.ts. */
+export interface AnchorAnswer {
+  headers: Record<string, string>;
+  keepAliveSeconds?: number;
+}
+
+/** Starts a bare `node:http` anchor named `name` on CPU 0, answering every GET with `body` and `answer`. */
+export async function startAnchor(
+  dir: string,
+  name: string,
+  body: Buffer,
+  answer: AnchorAnswer,
+): Promise<Server> {
+  const bodyFile = path.join(dir, `${name}-body.json`);
+  const answerFile = path.join(dir, `${name}-answer.json`);
   fs.writeFileSync(bodyFile, body);
-  const child = spawnPinned(SERVER_CPU, process.execPath, [ANCHOR, bodyFile, contentType]);
+  fs.writeFileSync(answerFile, JSON.stringify(answer));
+  const child = spawnPinned(SERVER_CPU, process.execPath, [ANCHOR, bodyFile, answerFile]);
   const url = await waitForLine(child, /anchor listening on (http:\/\/\S+)/, 10_000);
   return { child, url };
 }

@@ -37,11 +37,12 @@ function listColumns(used: UsableRounds) {
   const paired = (pick: (round: ListRound) => Paired['result'] | undefined): Paired[] =>
     used.rounds.flatMap((round) => {
       const result = pick(round);
-      return result === undefined ? [] : [{ result, anchor: round.anchor }];
+      return result === undefined ? [] : [{ result, anchor: round.anchor, bodyAnchor: round.bodyAnchor }];
     });
   const scaled = paired((round) => round.scaled);
   return {
     anchor: listFigures(paired((round) => round.anchor)),
+    bodyAnchor: listFigures(paired((round) => round.bodyAnchor)),
     embedded: listFigures(paired((round) => round.service)),
     notModified: listFigures(paired((round) => round.notModified)),
     scaled: scaled.length === 0 ? undefined : listFigures(scaled),
@@ -49,7 +50,7 @@ function listColumns(used: UsableRounds) {
 }
 
 function listRows(used: UsableRounds): string[] {
-  const { anchor, embedded, notModified, scaled } = listColumns(used);
+  const { anchor, bodyAnchor, embedded, notModified, scaled } = listColumns(used);
   // Total CPU per answer, PostgreSQL and Redis included, against the anchor's.
   const cpu = (figures: ListFigures) => {
     const shared = figures.backendUs > 0 ? ` + ${figures.backendUs.toFixed(1)} us PG/Redis` : '';
@@ -63,13 +64,22 @@ function listRows(used: UsableRounds): string[] {
       `${rate(embedded.rps)}, ratio ${embedded.ratio.toFixed(2)} ${listVerdict(embedded.ratio, used)}`,
       scaled ? `${rate(scaled.rps)}, ratio ${scaled.ratio.toFixed(2)} (no target)` : OFF,
     ),
+    row(
+      'list, body only',
+      `ratio ${embedded.bodyRatio.toFixed(2)} to an anchor without the API's headers`,
+      scaled ? `ratio ${scaled.bodyRatio.toFixed(2)}` : OFF,
+    ),
     row('list latency', latency(embedded), scaled ? latency(scaled) : OFF),
     row('list CPU/req', cpu(embedded), scaled ? cpu(scaled) : OFF),
     row('list 304 req/s', `${rate(notModified.rps)}, ratio ${notModified.ratio.toFixed(2)}`, notMeasured),
     row('list 304 lat.', latency(notModified), notMeasured),
     wide(
       'anchor',
-      `bare node:http, same bytes: ${rate(anchor.rps).trim()} req/s ${latency(anchor)}, ${anchor.serverUs.toFixed(1)} us/req`,
+      `bare node:http, identical bytes: ${rate(anchor.rps).trim()} req/s ${latency(anchor)}, ${anchor.serverUs.toFixed(1)} us/req`,
+    ),
+    wide(
+      'body-only anc.',
+      `bare node:http, same body, content type only: ${rate(bodyAnchor.rps).trim()} req/s ${latency(bodyAnchor)}, ${bodyAnchor.serverUs.toFixed(1)} us/req`,
     ),
   ];
 }

@@ -8,7 +8,11 @@ import {
 } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 
-export type OperationHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+/**
+ * A handler answers through `reply`. It may answer synchronously and return undefined (the hot paths do, to
+ * save a promise per request), or return a promise.
+ */
+export type OperationHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | undefined;
 
 /** One handler per operation of the contract: the compiler demands every one. */
 export type OperationHandlers = Record<OperationId, OperationHandler>;
