@@ -18,6 +18,7 @@ import {
   requestIdFor,
   sendError,
 } from '../http/index.js';
+import { createIdempotentCreates, registerIdempotencyKey, startPurging } from '../idempotency/index.js';
 import { type Authenticator, identifyCaller, requireApiKey } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
 import type { Metrics } from '../metrics/index.js';
@@ -131,7 +132,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     closing = true;
     done();
   });
+  // Stored idempotent answers expire after 24 h; purging keeps the table bounded.
+  const stopPurging = startPurging({ idempotency: storage.idempotency, clock, logger });
   app.addHook('onClose', async () => {
+    stopPurging();
     authenticator.stop();
     await limiter.close();
     await storage.close();
@@ -140,10 +144,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const categories = createCategoryService({ storage });
   // Another instance's write makes our cached list stale: PostgreSQL tells us (LISTEN/NOTIFY).
   await storage.watchCategories(() => categories.invalidate());
+  const creates = createIdempotentCreates({ idempotency: storage.idempotency, clock });
   const handlers: OperationHandlers = {
-    ...createCategoryHandlers({ categories }),
-    ...createPetHandlers({ pets: storage.pets }),
-    ...createOrderHandlers({ orders: storage.orders, clock }),
+    ...createCategoryHandlers({ categories, creates }),
+    ...createPetHandlers({ pets: storage.pets, creates }),
+    ...createOrderHandlers({ orders: storage.orders, clock, creates }),
   };
   await app.register(
     async (v1) => {
@@ -152,6 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       identifyCaller(v1, authenticator);
       registerRateLimit(v1, limiter);
       requireApiKey(v1);
+      registerIdempotencyKey(v1);
       registerDeprecation(v1, { deprecation: config.deprecation, clock, metrics });
       registerOperations(v1, handlers);
       // Unknown paths under /v1 pass the same hooks, so no answer there reveals what exists to strangers.

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { NewCategory } from '../contract/index.js';
 import { ifNoneMatchMatches, JSON_CONTENT_TYPE, type OperationHandlers } from '../http/index.js';
+import type { IdempotentCreates } from '../idempotency/index.js';
 import type { CategoryList, CategoryService } from './service.js';
 
 /** Sends the list, or 304 when the client's validator matches: a 304 costs no bytes. */
@@ -14,8 +15,9 @@ function sendList(request: FastifyRequest, reply: FastifyReply, list: CategoryLi
 /** The handlers of `listCategories` and `createCategory`. */
 export function createCategoryHandlers(deps: {
   categories: CategoryService;
+  creates: IdempotentCreates;
 }): Pick<OperationHandlers, 'listCategories' | 'createCategory'> {
-  const { categories } = deps;
+  const { categories, creates } = deps;
   return {
     listCategories(request, reply) {
       const cached = categories.current();
@@ -23,9 +25,8 @@ export function createCategoryHandlers(deps: {
       if (cached !== undefined) return sendList(request, reply, cached);
       return categories.list().then((list) => sendList(request, reply, list));
     },
-    async createCategory(request, reply) {
-      const category = await categories.create(request.body as NewCategory);
-      return reply.code(201).send(category);
+    createCategory(request, reply) {
+      return creates.answer(request, reply, (write) => categories.create(request.body as NewCategory, write));
     },
   };
 }

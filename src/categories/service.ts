@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Category, NewCategory } from '../contract/index.js';
-import type { Storage } from '../storage/index.js';
+import type { IdempotentWrite, Storage } from '../storage/index.js';
 
 /** The category list as it is sent: serialized once per change, with its strong validator. */
 export interface CategoryList {
@@ -13,8 +13,8 @@ export interface CategoryService {
   current(): CategoryList | undefined;
   /** The list, loading it from storage if a write made the cache stale. */
   list(): Promise<CategoryList>;
-  /** Stores a category durably, then marks the cached list stale. */
-  create(input: NewCategory): Promise<Category>;
+  /** Stores a category durably (with its answer, under an idempotency key), then marks the cached list stale. */
+  create(input: NewCategory, idempotent?: IdempotentWrite<Category>): Promise<Category>;
   /** Marks the cached list stale, for example after another instance wrote. */
   invalidate(): void;
 }
@@ -62,8 +62,8 @@ export function createCategoryService(deps: { storage: Storage }): CategoryServi
   return {
     current: () => cached,
     list: () => (cached !== undefined ? Promise.resolve(cached) : (loading ?? load())),
-    async create(input) {
-      const category = await storage.categories.create(input);
+    async create(input, idempotent) {
+      const category = await storage.categories.create(input, idempotent);
       invalidate();
       return category;
     },

@@ -26,7 +26,12 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string }
   },
   401: { name: 'Unauthorized', description: 'The API key is missing or invalid.' },
   404: { name: 'NotFound', description: 'The resource does not exist.' },
-  409: { name: 'Conflict', description: 'The request conflicts with the current state.' },
+  409: {
+    name: 'Conflict',
+    description:
+      'The request conflicts with the current state, or a request with the same `Idempotency-Key` is still ' +
+      'in progress (retry after `Retry-After`).',
+  },
   410: { name: 'Gone', description: 'The endpoint is past its sunset date.' },
   413: { name: 'PayloadTooLarge', description: 'The request body is larger than 16 KiB.' },
   415: { name: 'UnsupportedMediaType', description: 'The request body is not `application/json`.' },
@@ -107,6 +112,7 @@ const DEPRECATION_HEADERS: Json = {
 /** Headers that only some error answers carry. */
 const ERROR_HEADERS: Partial<Record<ErrorStatus, Json>> = {
   401: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+  409: { 'Retry-After': ref('headers', 'Retry-After') },
   429: { 'Retry-After': ref('headers', 'Retry-After') },
 };
 
@@ -142,6 +148,8 @@ function operationObject(operation: Operation, options: DocumentOptions): Json {
   const successHeaders: Json = { ...RESPONSE_HEADERS };
   if (operation.conditional) successHeaders.ETag = ref('headers', 'ETag');
   if (operation.deprecated) Object.assign(successHeaders, DEPRECATION_HEADERS);
+  if (operation.method === 'POST')
+    successHeaders['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
 
   const responses: Json = {
     [operation.success.status]: {
@@ -157,6 +165,7 @@ function operationObject(operation: Operation, options: DocumentOptions): Json {
 
   const parameters = parametersOf(operation);
   if (operation.conditional) parameters.push({ $ref: '#/components/parameters/IfNoneMatch' });
+  if (operation.method === 'POST') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   const { deprecatedAt, sunsetAt, link } = options.deprecation;
 
   return {
@@ -244,8 +253,26 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
           description: 'An `ETag` from an earlier answer; the service answers 304 if the list is unchanged.',
           schema: { type: 'string' },
         },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Makes a retried create safe (IETF httpapi-idempotency-key draft). The first answer that created ' +
+            'something is stored for 24 hours per API key and replayed, byte for byte, with ' +
+            '`Idempotent-Replayed: true` to a request with the same key and body. The same key with another ' +
+            'request: 422 `idempotency_key_reused`; while the first is still in progress: 409 ' +
+            '`idempotency_key_in_use` with `Retry-After: 1`. Errors create nothing and are not stored. A value ' +
+            'sent as a structured-field string (`"…"`) is taken without its quotes.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+        },
       },
       headers: {
+        'Idempotent-Replayed': {
+          description:
+            '`true` when the answer is the stored answer to an earlier request with this `Idempotency-Key`.',
+          schema: { type: 'string', enum: ['true'] },
+        },
         'X-Request-Id': {
           description:
             'The id of this request: the one the client sent if it was sane, else a generated one.',

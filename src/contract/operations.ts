@@ -34,8 +34,11 @@ export interface Operation {
 /** Error statuses every operation can answer. */
 export const COMMON_ERRORS: readonly ErrorStatus[] = [401, 429, 500];
 
-/** Error statuses every operation with a JSON request body can answer. */
-const BODY_ERRORS: readonly ErrorStatus[] = [400, 413, 415];
+/**
+ * Error statuses every POST can answer: a bad body, and an `Idempotency-Key` that is in use (409) or was
+ * used with another request (422).
+ */
+const BODY_ERRORS: readonly ErrorStatus[] = [400, 409, 413, 415, 422];
 
 export const OPERATIONS = [
   {
@@ -140,7 +143,7 @@ export const OPERATIONS = [
     requestBody: 'NewOrder',
     stability: 'experimental',
     success: { status: 201, description: 'The placed order.', schema: 'Order' },
-    errors: [...BODY_ERRORS, 409],
+    errors: BODY_ERRORS,
   },
 ] as const satisfies readonly Operation[];
 

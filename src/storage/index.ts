@@ -4,15 +4,20 @@ import { createSqliteStorage } from './sqlite/storage.js';
 import type { Storage } from './types.js';
 
 export { openSqliteDatabase } from './sqlite/storage.js';
-export type {
-  ApiKeyRecord,
-  ApiKeyRepository,
-  CategoryRepository,
-  Environment,
-  OrderRepository,
-  PetRepository,
-  Plan,
-  Storage,
+export {
+  type ApiKeyRecord,
+  type ApiKeyRepository,
+  type CategoryRepository,
+  type Environment,
+  IdempotencyConflict,
+  type IdempotencyRecord,
+  type IdempotencyRepository,
+  type IdempotentWrite,
+  type OrderRepository,
+  type PetRepository,
+  type Plan,
+  type Storage,
+  type StoredAnswer,
 } from './types.js';
 
 /** Opens the storage the configuration names. */

@@ -30,20 +30,65 @@ export interface ApiKeyRecord {
   unbannedAt: string | null;
 }
 
+/**
+ * A create made under an `Idempotency-Key` (DESIGN.md section 3): the repository stores `answer(created)`
+ * for (apiKeyId, key) in the same transaction as the row it creates, so that a committed create always has
+ * its answer to replay, even if the process dies a moment later. Nothing is stored when nothing is created.
+ */
+export interface IdempotentWrite<T> {
+  apiKeyId: string;
+  key: string;
+  /** Digest of the request (method, path and body), to tell a retry from a reuse of the key. */
+  requestDigest: string;
+  /** Milliseconds since the epoch: when the answer was made. */
+  createdAt: number;
+  /** Answers stored before this time have expired: they are replaced, never replayed. */
+  expiredBefore: number;
+  /** The answer to keep, made from the created entity, byte for byte as it is sent. */
+  answer(created: T): StoredAnswer;
+}
+
+/** An answer kept for replays. */
+export interface StoredAnswer {
+  status: number;
+  body: string;
+}
+
+export interface IdempotencyRecord extends StoredAnswer {
+  requestDigest: string;
+}
+
+/**
+ * Thrown by a create given an `IdempotentWrite` when the key is taken: `in_use` while another transaction
+ * holds it (another instance is creating under it), `recorded` when an answer was stored meanwhile. The
+ * create's own writes are rolled back.
+ */
+export class IdempotencyConflict extends Error {
+  constructor(readonly reason: 'in_use' | 'recorded') {
+    super(`idempotency key ${reason === 'in_use' ? 'in use' : 'already recorded'}`);
+  }
+}
+
+export interface IdempotencyRepository {
+  /** The answer stored for (apiKeyId, key) at or after `notBefore`, if any. */
+  find(apiKeyId: string, key: string, notBefore: number): Promise<IdempotencyRecord | undefined>;
+  /** Deletes the answers stored before `before`; resolves with how many went. */
+  purge(before: number): Promise<number>;
+}
+
 export interface CategoryRepository {
   /** All categories, ascending by id. */
   list(): Promise<Category[]>;
   /** Stores a category and returns it with its assigned id. */
-  create(input: NewCategory): Promise<Category>;
+  create(input: NewCategory, idempotent?: IdempotentWrite<Category>): Promise<Category>;
 }
 
 export interface PetRepository {
   /** Stores a pet, unless its category does not exist. */
-  create(input: {
-    name: string;
-    categoryId: number;
-    status: PetStatus;
-  }): Promise<{ ok: true; pet: Pet } | { ok: false; reason: 'category_not_found' }>;
+  create(
+    input: { name: string; categoryId: number; status: PetStatus },
+    idempotent?: IdempotentWrite<Pet>,
+  ): Promise<{ ok: true; pet: Pet } | { ok: false; reason: 'category_not_found' }>;
   /** Pets matching every given filter, ascending by id. */
   list(filter: PetQuery): Promise<Pet[]>;
   get(id: number): Promise<Pet | undefined>;
@@ -54,11 +99,10 @@ export interface OrderRepository {
    * Places an order and marks its pet `pending` in one transaction, only if the pet is `available`: of
    * concurrent orders for one pet, exactly one succeeds.
    */
-  place(input: {
-    petId: number;
-    quantity: number;
-    createdAt: string;
-  }): Promise<{ ok: true; order: Order } | { ok: false; reason: 'pet_not_found' | 'pet_not_available' }>;
+  place(
+    input: { petId: number; quantity: number; createdAt: string },
+    idempotent?: IdempotentWrite<Order>,
+  ): Promise<{ ok: true; order: Order } | { ok: false; reason: 'pet_not_found' | 'pet_not_available' }>;
   /** Orders matching the filter, newest first. */
   list(filter: OrderQuery): Promise<Order[]>;
 }
@@ -85,6 +129,7 @@ export interface Storage {
   readonly pets: PetRepository;
   readonly orders: OrderRepository;
   readonly apiKeys: ApiKeyRepository;
+  readonly idempotency: IdempotencyRepository;
   /** Schema versions applied when this storage was opened (empty when it was current). */
   readonly migrationsApplied: readonly number[];
   /**

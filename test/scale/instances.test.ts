@@ -3,57 +3,13 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { awaitMinuteRoom, BACKENDS, backendEnvironment, REDIS_URL } from '../support/backends.js';
-import { runCli, type ServerProcess, spawnServer } from '../support/process.js';
+import { awaitMinuteRoom, REDIS_URL } from '../support/backends.js';
+import { createKey, INSTANCES, startFleet } from '../support/fleet.js';
+import { runCli, type ServerProcess } from '../support/process.js';
 import { getStatus, request } from '../support/server.js';
 
-const POSTGRES_REDIS = BACKENDS.find(
-  (backend) => backend.storage === 'postgres',
-) as (typeof BACKENDS)[number];
-const INSTANCES = 4;
 const CLIENTS_PER_INSTANCE = 200;
 const TRIALS = 20;
-
-/** `keys create --json` against the fleet's store; returns the key and its id. */
-async function createKey(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ key: string; id: string }> {
-  const result = await runCli(['keys', 'create', ...args, '--json'], env);
-  assert.equal(result.code, 0, result.stderr);
-  return JSON.parse(result.stdout) as { key: string; id: string };
-}
-
-/**
- * A fleet of instances on 127.0.0.1 sharing one fresh PostgreSQL database and one Redis prefix, each with its
- * clock moved by `offsets[i]` milliseconds.
- */
-async function startFleet(offsets: number[]) {
-  const backend = await backendEnvironment(POSTGRES_REDIS, '');
-  // info: spawnServer waits for the line that says where the server listens.
-  const env = { ...backend.env, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4' };
-  // Migrate once first; the instances then start at once (their migrations find nothing to do).
-  assert.equal((await runCli(['migrate'], env)).code, 0);
-  const started = await Promise.allSettled(
-    offsets.map((offset) => spawnServer({ ...env, PETSTORE_CLOCK_OFFSET_MS: String(offset) })),
-  );
-  const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  if (servers.length < offsets.length) {
-    // Never leave half a fleet running: it would keep the test process alive.
-    for (const server of servers) server.child.kill('SIGKILL');
-    await backend.cleanup();
-    throw (started.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason;
-  }
-  return {
-    env,
-    servers,
-    async stop() {
-      for (const server of servers) server.child.kill('SIGTERM');
-      await Promise.all(servers.map((server) => server.exited));
-      await backend.cleanup();
-    },
-  };
-}
 
 describe('several instances behave as one', () => {
   // Enough sockets for every client at once: the point is concurrency at the instances, not in the client.

@@ -133,7 +133,15 @@ export async function startTestServer(
           )
           .join('\n');
       }
-      const tables = ['categories', 'pets', 'orders', 'api_keys', 'api_keys_version', 'schema_migrations'];
+      const tables = [
+        'categories',
+        'pets',
+        'orders',
+        'api_keys',
+        'api_keys_version',
+        'idempotency_records',
+        'schema_migrations',
+      ];
       const rows = await Promise.all(tables.map((table) => query(`SELECT * FROM ${table}`)));
       return JSON.stringify(rows);
     },

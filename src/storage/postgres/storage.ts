@@ -8,7 +8,9 @@ import type {
   PetRepository,
   Storage,
 } from '../types.js';
+import { createOnce, postgresIdempotency } from './idempotency.js';
 import { MIGRATIONS, migrate } from './migrations.js';
+import { transaction } from './transaction.js';
 
 /** The channel on which a category write tells every instance that its cached list is stale. */
 const CATEGORIES_CHANNEL = 'petstore_categories';
@@ -34,21 +36,6 @@ async function checkDurability(pool: pg.Pool): Promise<void> {
     throw new Error(`PostgreSQL runs with fsync=${settings?.fsync}; it must be on`);
   if (settings.synchronous_commit === 'off') {
     throw new Error('PostgreSQL runs with synchronous_commit=off; acknowledged writes could be lost');
-  }
-}
-
-async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
   }
 }
 
@@ -85,16 +72,25 @@ function categories(pool: pg.Pool): CategoryRepository {
           : { id: row.id, name: row.name, description: row.description },
       );
     },
-    async create(input) {
-      const { rows } = await pool.query<{ id: number }>(
-        'INSERT INTO categories (name, description) VALUES ($1, $2) RETURNING id',
-        [input.name, input.description ?? null],
+    async create(input, idempotent) {
+      const category = await createOnce(
+        pool,
+        idempotent,
+        async (db) => {
+          const { rows } = await db.query<{ id: number }>(
+            'INSERT INTO categories (name, description) VALUES ($1, $2) RETURNING id',
+            [input.name, input.description ?? null],
+          );
+          const id = (rows[0] as { id: number }).id;
+          return input.description === undefined
+            ? { id, name: input.name }
+            : { id, name: input.name, description: input.description };
+        },
+        (created) => created,
       );
-      const id = (rows[0] as { id: number }).id;
+      // After the commit: an instance told earlier could reload the list without the new row.
       notify();
-      return input.description === undefined
-        ? { id, name: input.name }
-        : { id, name: input.name, description: input.description };
+      return category;
     },
   };
 }
@@ -114,15 +110,22 @@ function pets(pool: pg.Pool): PetRepository {
     status: row.status,
   });
   return {
-    async create(input) {
-      const { rows } = await pool.query<{ id: number }>(
-        `INSERT INTO pets (name, category_id, status)
-         SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM categories WHERE id = $2) RETURNING id`,
-        [input.name, input.categoryId, input.status],
+    create(input, idempotent) {
+      return createOnce(
+        pool,
+        idempotent,
+        async (db) => {
+          const { rows } = await db.query<{ id: number }>(
+            `INSERT INTO pets (name, category_id, status)
+             SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM categories WHERE id = $2) RETURNING id`,
+            [input.name, input.categoryId, input.status],
+          );
+          const created = rows[0];
+          if (created === undefined) return { ok: false, reason: 'category_not_found' } as const;
+          return { ok: true, pet: { id: created.id, ...input } } as const;
+        },
+        (result) => (result.ok ? result.pet : undefined),
       );
-      const created = rows[0];
-      if (created === undefined) return { ok: false, reason: 'category_not_found' };
-      return { ok: true, pet: { id: created.id, ...input } };
     },
     async list(filter) {
       const { rows } = await pool.query<PetRow>(
@@ -144,24 +147,32 @@ function pets(pool: pg.Pool): PetRepository {
 
 function orders(pool: pg.Pool): OrderRepository {
   return {
-    async place(input) {
-      // The conditional update claims the pet and the insert records the order in one statement: the row
-      // lock makes concurrent orders for one pet wait, and only the first finds it available.
-      const { rows } = await pool.query<{ id: number }>(
-        `WITH claimed AS (
-           UPDATE pets SET status = 'pending' WHERE id = $1 AND status = 'available' RETURNING id
-         )
-         INSERT INTO orders (pet_id, quantity, status, created_at)
-         SELECT id, $2, 'placed', $3 FROM claimed RETURNING id`,
-        [input.petId, input.quantity, input.createdAt],
+    place(input, idempotent) {
+      return createOnce(
+        pool,
+        idempotent,
+        async (db) => {
+          // The conditional update claims the pet and the insert records the order in one statement: the
+          // row lock makes concurrent orders for one pet wait, and only the first finds it available.
+          const { rows } = await db.query<{ id: number }>(
+            `WITH claimed AS (
+               UPDATE pets SET status = 'pending' WHERE id = $1 AND status = 'available' RETURNING id
+             )
+             INSERT INTO orders (pet_id, quantity, status, created_at)
+             SELECT id, $2, 'placed', $3 FROM claimed RETURNING id`,
+            [input.petId, input.quantity, input.createdAt],
+          );
+          const placed = rows[0];
+          if (placed !== undefined) {
+            const order: Order = { id: placed.id, ...input, status: 'placed' };
+            return { ok: true, order } as const;
+          }
+          const exists = await db.query('SELECT 1 FROM pets WHERE id = $1', [input.petId]);
+          const reason = exists.rowCount === 0 ? 'pet_not_found' : 'pet_not_available';
+          return { ok: false, reason } as const;
+        },
+        (result) => (result.ok ? result.order : undefined),
       );
-      const placed = rows[0];
-      if (placed !== undefined) {
-        const order: Order = { id: placed.id, ...input, status: 'placed' };
-        return { ok: true, order };
-      }
-      const exists = await pool.query('SELECT 1 FROM pets WHERE id = $1', [input.petId]);
-      return { ok: false, reason: exists.rowCount === 0 ? 'pet_not_found' : 'pet_not_available' };
     },
     async list(filter) {
       const { rows } = await pool.query<{
@@ -276,6 +287,7 @@ export async function createPostgresStorage(options: { url: string; poolSize?: n
     pets: pets(pool),
     orders: orders(pool),
     apiKeys: apiKeys(pool),
+    idempotency: postgresIdempotency(pool),
     async watchCategories(notify) {
       listeners.add(notify);
       if (listener === undefined) await listen();

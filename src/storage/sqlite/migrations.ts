@@ -75,6 +75,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX orders_by_creation ON orders (created_at, id);
     `,
   },
+  {
+    version: 5,
+    name: 'idempotency records',
+    // One stored answer per (API key, Idempotency-Key); created_at in milliseconds, for expiry and purging.
+    sql: `
+      CREATE TABLE idempotency_records (
+        api_key_id      TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL CHECK (length(idempotency_key) BETWEEN 1 AND 255),
+        request_digest  TEXT NOT NULL,
+        status          INTEGER NOT NULL,
+        body            TEXT NOT NULL,
+        created_at      INTEGER NOT NULL,
+        PRIMARY KEY (api_key_id, idempotency_key)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX idempotency_records_by_age ON idempotency_records (created_at);
+    `,
+  },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Order, OrderStatus, Pet, PetStatus } from '../../contract/index.js';
 import type { OrderRepository, PetRepository } from '../types.js';
+import type { RecordAnswer } from './idempotency.js';
 import type { WriteQueue } from './write-queue.js';
 
 interface PetRow {
@@ -17,7 +18,7 @@ const toPet = (row: PetRow): Pet => ({
   status: row.status,
 });
 
-export function sqlitePets(db: Database, writes: WriteQueue): PetRepository {
+export function sqlitePets(db: Database, writes: WriteQueue, recordAnswer: RecordAnswer): PetRepository {
   const categoryExists = db.prepare<[number], number>('SELECT 1 FROM categories WHERE id = ?').pluck();
   const insert = db.prepare<[string, number, string], { id: number }>(
     'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id',
@@ -30,13 +31,15 @@ export function sqlitePets(db: Database, writes: WriteQueue): PetRepository {
      ORDER BY id`,
   );
   return {
-    create(input) {
+    create(input, idempotent) {
       return writes.run(() => {
         if (categoryExists.get(input.categoryId) === undefined) {
           return { ok: false as const, reason: 'category_not_found' as const };
         }
         const { id } = insert.get(input.name, input.categoryId, input.status) as { id: number };
-        return { ok: true as const, pet: { id, ...input } };
+        const pet: Pet = { id, ...input };
+        recordAnswer(idempotent, pet);
+        return { ok: true as const, pet };
       });
     },
     async list(filter) {
@@ -57,7 +60,7 @@ interface OrderRow {
   created_at: string;
 }
 
-export function sqliteOrders(db: Database, writes: WriteQueue): OrderRepository {
+export function sqliteOrders(db: Database, writes: WriteQueue, recordAnswer: RecordAnswer): OrderRepository {
   const reserve = db.prepare<[number]>(
     "UPDATE pets SET status = 'pending' WHERE id = ? AND status = 'available'",
   );
@@ -69,7 +72,7 @@ export function sqliteOrders(db: Database, writes: WriteQueue): OrderRepository 
     'SELECT * FROM orders WHERE (@status IS NULL OR status = @status) ORDER BY created_at DESC, id DESC',
   );
   return {
-    place(input) {
+    place(input, idempotent) {
       return writes.run(() => {
         // The conditional update is the check and the claim in one step: only one order can flip the pet.
         if (reserve.run(input.petId).changes === 0) {
@@ -78,6 +81,7 @@ export function sqliteOrders(db: Database, writes: WriteQueue): OrderRepository 
         }
         const { id } = insert.get(input.petId, input.quantity, input.createdAt) as { id: number };
         const order: Order = { id, ...input, status: 'placed' };
+        recordAnswer(idempotent, order);
         return { ok: true as const, order };
       });
     },

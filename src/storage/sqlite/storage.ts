@@ -3,6 +3,7 @@ import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { type ApiKeyRow, apiKeyColumns, toApiKeyRecord } from '../api-key-rows.js';
 import type { ApiKeyRepository, CategoryRepository, Storage } from '../types.js';
+import { type RecordAnswer, sqliteIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { sqliteOrders, sqlitePets } from './pets-orders.js';
 import { WriteQueue } from './write-queue.js';
@@ -41,7 +42,7 @@ interface CategoryRow {
   description: string | null;
 }
 
-function sqliteCategories(db: Database, writes: WriteQueue): CategoryRepository {
+function sqliteCategories(db: Database, writes: WriteQueue, recordAnswer: RecordAnswer): CategoryRepository {
   const select = db.prepare<[], CategoryRow>('SELECT id, name, description FROM categories ORDER BY id');
   const insert = db.prepare<[string, string | null], { id: number }>(
     'INSERT INTO categories (name, description) VALUES (?, ?) RETURNING id',
@@ -56,12 +57,15 @@ function sqliteCategories(db: Database, writes: WriteQueue): CategoryRepository 
             : { id: row.id, name: row.name, description: row.description },
         );
     },
-    create(input) {
+    create(input, idempotent) {
       return writes.run(() => {
         const { id } = insert.get(input.name, input.description ?? null) as { id: number };
-        return input.description === undefined
-          ? { id, name: input.name }
-          : { id, name: input.name, description: input.description };
+        const category =
+          input.description === undefined
+            ? { id, name: input.name }
+            : { id, name: input.name, description: input.description };
+        recordAnswer(idempotent, category);
+        return category;
       });
     },
   };
@@ -115,14 +119,17 @@ export function createSqliteStorage(options: { file: string }): Storage {
   const { db, applied } = openSqliteDatabase(options.file);
   const writes = new WriteQueue(db);
   const ping = db.prepare('SELECT 1');
+  const idempotency = sqliteIdempotency(db, writes);
+  const { recordAnswer } = idempotency;
   return {
     kind: 'sqlite',
     migrationsApplied: applied,
     async watchCategories() {},
-    categories: sqliteCategories(db, writes),
-    pets: sqlitePets(db, writes),
-    orders: sqliteOrders(db, writes),
+    categories: sqliteCategories(db, writes, recordAnswer),
+    pets: sqlitePets(db, writes, recordAnswer),
+    orders: sqliteOrders(db, writes, recordAnswer),
     apiKeys: sqliteApiKeys(db, writes),
+    idempotency: idempotency.repository,
     async ping() {
       ping.get();
     },

@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import { sendError } from '../http/index.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's `Idempotency-Key`, or null when it sent none (or is not a POST). */
+    idempotencyKey: string | null;
+  }
+}
+
+export const IDEMPOTENCY_KEY_MAX = 255;
+
+/** Printable ASCII, space included: what a header value can carry unambiguously. */
+const PRINTABLE = /^[\x20-\x7e]+$/;
+
+/**
+ * The key of an `Idempotency-Key` header value, or undefined when it is not one: 1 to 255 printable ASCII
+ * characters. The IETF draft sends the key as a structured-field string (`"…"`); the quotes are not part of it.
+ */
+export function parseIdempotencyKey(value: string): string | undefined {
+  const key = value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+  return key.length >= 1 && key.length <= IDEMPOTENCY_KEY_MAX && PRINTABLE.test(key) ? key : undefined;
+}
+
+/**
+ * Reads `Idempotency-Key` on every POST of the scope into `request.idempotencyKey`; a malformed one is
+ * refused with 400 before the body is even validated, so nothing is stored for it.
+ */
+export function registerIdempotencyKey(app: FastifyInstance): void {
+  app.decorateRequest('idempotencyKey', null);
+  app.addHook('preValidation', (request, reply, done) => {
+    const header = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || header === undefined) {
+      done();
+      return;
+    }
+    const key = parseIdempotencyKey(header as string);
+    if (key === undefined) {
+      const message = `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters`;
+      sendError(request, reply, 'validation_failed', message);
+      return;
+    }
+    request.idempotencyKey = key;
+    done();
+  });
+}
