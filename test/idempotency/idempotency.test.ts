@@ -27,7 +27,10 @@ for (const backend of BACKENDS) {
     let clock: FakeClock;
     let keyNumber = 0;
     /** A fresh idempotency key per test, so tests never meet. */
-    const freshKey = () => `test-key-${(keyNumber += 1)}-${backend.storage}`;
+    const freshKey = () => {
+      keyNumber += 1;
+      return `test-key-${keyNumber}-${backend.storage}`;
+    };
     const count = async (sql: string) =>
       Number((await server.query<{ n: number | string }>(sql))[0]?.n ?? Number.NaN);
     const categoriesNamed = (name: string) =>

@@ -1,0 +1,32 @@
+export type { OperationId } from '../contract/operations.js';
+export type {
+  Category,
+  NewCategory,
+  NewOrder,
+  NewPet,
+  Order,
+  OrderQuery,
+  OrderStatus,
+  Pet,
+  PetQuery,
+  PetStatus,
+} from '../contract/schemas.js';
+export type { ErrorCode } from '../errors/index.js';
+export { type ClientOptions, createClient, normalizeBaseUrl, type PetstoreClient } from './client.js';
+export {
+  AuthenticationError,
+  type ClientErrorCode,
+  ConflictError,
+  ConnectionError,
+  GoneError,
+  isPetstoreError,
+  NotFoundError,
+  PetstoreError,
+  type PetstoreErrorCode,
+  type PetstoreErrorOptions,
+  RateLimitError,
+  ServerError,
+  ValidationError,
+} from './errors.js';
+export { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+export type { FetchLike, PostOptions, RequestOptions, Sleep } from './transport.js';

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { createClient, type FetchLike } from '../../src/client/index.js';
+import { BACKENDS, backendEnvironment } from '../support/backends.js';
+import { createUnlimitedKey, type ServerProcess, spawnServer } from '../support/process.js';
+import { tempDir } from '../support/server.js';
+
+const CYCLES = 20;
+
+/** The ids of the rows named `name`, read straight from the store the killed servers left. */
+async function idsNamed(store: { file: string } | { url: string }, name: string): Promise<number[]> {
+  if ('url' in store) {
+    const client = new pg.Client({ connectionString: store.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ id: string }>('SELECT id FROM categories WHERE name = $1', [
+        name,
+      ]);
+      return rows.map((row) => Number(row.id));
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new BetterSqlite3(store.file, { readonly: true });
+  try {
+    return db.prepare<[string], number>('SELECT id FROM categories WHERE name = ?').pluck().all(name);
+  } finally {
+    db.close();
+  }
+}
+
+for (const backend of BACKENDS) {
+  test(`a create committed just before a SIGKILL is not made twice by the client's retry (${backend.name})`, async (t) => {
+    const { dir, remove } = tempDir('petstore-retry-crash-');
+    const file = path.join(dir, 'petstore.db');
+    const storage = await backendEnvironment(backend, file);
+    const env = { ...storage.env, LOG_LEVEL: 'info' };
+    const store = backend.storage === 'postgres' ? { url: storage.env.DATABASE_URL as string } : { file };
+    const apiKey = await createUnlimitedKey(env);
+    let server: ServerProcess = await spawnServer(env);
+    let restarted: Promise<ServerProcess> = Promise.resolve(server);
+    t.after(async () => {
+      const last = await restarted.catch(() => server);
+      if (last.child.exitCode === null && last.child.signalCode === null) {
+        last.child.kill('SIGKILL');
+        await last.exited;
+      }
+      await storage.cleanup();
+      remove();
+    });
+
+    // The network between the client and the server: the first attempt of each cycle reaches the server,
+    // which commits and answers 201; the server is then killed and the answer lost, as if the connection
+    // dropped a moment after the COMMIT. Retries go to the restarted server on the same store.
+    let killNext = false;
+    const network: FetchLike = async (input, init) => {
+      const current = await restarted;
+      const url = new URL(String(input));
+      const target = `${current.url}${url.pathname}${url.search}`;
+      if (!killNext) return fetch(target, init);
+      killNext = false;
+      const answer = await fetch(target, init);
+      assert.equal(answer.status, 201, 'the first attempt committed');
+      current.child.kill('SIGKILL');
+      await current.exited;
+      restarted = spawnServer(env).then((next) => {
+        server = next;
+        return next;
+      });
+      throw new TypeError('fetch failed: the connection was reset');
+    };
+    const client = createClient({
+      baseUrl: 'http://petstore.invalid',
+      apiKey,
+      fetch: network,
+      maxRetries: 3,
+      retry: { baseDelayMs: 50, maxDelayMs: 1_000 },
+    });
+
+    const duplicates: string[] = [];
+    for (let cycle = 0; cycle < CYCLES; cycle += 1) {
+      const name = `committed then killed ${cycle}`;
+      killNext = true;
+      const category = await client.createCategory({ name });
+      assert.equal(killNext, false, `cycle ${cycle}: the kill happened`);
+      const ids = await idsNamed(store, name);
+      if (ids.length !== 1) duplicates.push(`${name}: ${ids.length} rows`);
+      assert.deepEqual(ids, [category.id], `cycle ${cycle}: the retry answered the original id`);
+    }
+    t.diagnostic(`${CYCLES} cycles, ${duplicates.length} duplicates`);
+    assert.deepEqual(duplicates, []);
+  });
+}
