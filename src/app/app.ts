@@ -3,6 +3,7 @@ import { createCategoryHandlers, createCategoryService } from '../categories/ind
 import type { Clock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import { API_PREFIX, buildOpenApiDocument } from '../contract/index.js';
+import { registerDocs } from '../docs/index.js';
 import {
   BODY_LIMIT,
   handleClientError,
@@ -176,6 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ),
   );
   app.get('/openapi.json', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(document));
+  registerDocs(app, { title: 'Pet Store API reference', specUrl: '/openapi.json' });
   app.get('/healthz', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send('{"status":"ok"}'));
   app.get('/readyz', async (request, reply) => {
     // Storage is required. A shared rate-limit store that is down makes the instance degraded, not unready,

@@ -53,7 +53,31 @@ function errorTable(): string {
 
 const count = (value: number) => value.toLocaleString('en-US');
 
-function description(policy: RateLimitPolicy): string {
+const day = (date: Date) => date.toISOString().slice(0, 10);
+
+/**
+ * The deprecated operations and their dates, as Markdown. The deprecated operation's `Link` header points at
+ * `…/docs#deprecations`, but Redoc names the heading's section `section/Deprecations`, so the section opens
+ * with an anchor of that name.
+ */
+function deprecationNotice({ deprecatedAt, sunsetAt }: DocumentOptions['deprecation']): string {
+  const rows = (OPERATIONS as readonly Operation[])
+    .filter((operation) => operation.deprecated)
+    .map(
+      (operation) =>
+        `- \`${operation.method} ${operation.path}\` (\`${operation.operationId}\`): deprecated since ` +
+        `${day(deprecatedAt)}, sunset on ${day(sunsetAt)}.`,
+    );
+  return `<a id="deprecations"></a>
+
+${rows.join('\n')}
+
+Until its sunset date every answer of a deprecated operation carries \`Deprecation\` (RFC 9745), \`Sunset\`
+(RFC 8594) and a \`Link\` to its deprecation notice with \`rel="deprecation"\`; from the sunset date on it
+answers 410 \`endpoint_sunset\`.`;
+}
+
+function description(policy: RateLimitPolicy, deprecation: DocumentOptions['deprecation']): string {
   const { plans, anonymous, ban } = policy;
   const row = (plan: string, limits: { perMinute: number; perDay: number }) =>
     `| ${plan} | ${count(limits.perMinute)} | ${count(limits.perDay)} |`;
@@ -62,6 +86,8 @@ function description(policy: RateLimitPolicy): string {
 ## Authentication
 Every operation requires an API key sent as a bearer token: \`Authorization: Bearer <API_KEY>\`.
 A missing or invalid key is answered with 401, an Error body and \`WWW-Authenticate: Bearer realm="petstore"\`.
+
+<!-- ReDoc-Inject: <security-definitions> -->
 
 ## Errors
 Every error answer has the body \`{code, message, status, requestId}\`; \`status\` equals the HTTP status
@@ -89,7 +115,10 @@ with the fewest requests left, and the IETF draft headers \`RateLimit-Policy\` a
 Over the limit the answer is 429 \`rate_limit_exceeded\` with \`Retry-After\` in seconds: wait that long,
 and back off exponentially if you are refused again. A key that sends ${ban.after} more requests while being
 refused within one window is banned for ${Math.round(ban.durationMs / 60_000)} minutes (429 \`api_key_banned\`, \`Retry-After\` = time left). Fixed
-windows admit at most the limit per window, so up to twice the limit in a 60 s span across a boundary.`;
+windows admit at most the limit per window, so up to twice the limit in a 60 s span across a boundary.
+
+## Deprecations
+${deprecationNotice(deprecation)}`;
 }
 
 /** Headers on every response of an operation. */
@@ -139,7 +168,13 @@ function parametersOf(operation: Operation): Json[] {
   return parameters;
 }
 
-const day = (date: Date) => date.toISOString().slice(0, 10);
+/** Redoc's `x-badges`: the stability marker, or the sunset date of a deprecated operation. */
+function badges(operation: Operation, sunsetAt: Date): Json[] {
+  if (operation.deprecated) return [{ name: `Sunset ${day(sunsetAt)}`, color: '#d41f1c' }];
+  if (operation.stability === 'beta') return [{ name: 'Beta' }];
+  if (operation.stability === 'experimental') return [{ name: 'Experimental', color: '#b35900' }];
+  return [];
+}
 
 function operationObject(operation: Operation, options: DocumentOptions): Json {
   const successSchema = operation.success.array
@@ -167,6 +202,7 @@ function operationObject(operation: Operation, options: DocumentOptions): Json {
   if (operation.conditional) parameters.push({ $ref: '#/components/parameters/IfNoneMatch' });
   if (operation.method === 'POST') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   const { deprecatedAt, sunsetAt, link } = options.deprecation;
+  const markers = badges(operation, sunsetAt);
 
   return {
     operationId: operation.operationId,
@@ -179,6 +215,7 @@ function operationObject(operation: Operation, options: DocumentOptions): Json {
         ? `${operation.description}\n\nStability: **${operation.stability}**.`
         : operation.description,
     ...(operation.stability ? { 'x-stability': operation.stability } : {}),
+    ...(markers.length > 0 ? { 'x-badges': markers } : {}),
     ...(operation.deprecated ? { deprecated: true, 'x-sunset': day(sunsetAt) } : {}),
     security: [{ bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
@@ -222,7 +259,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
     info: {
       title: 'Pet Store API',
       version: API_VERSION,
-      description: description(options.rateLimit),
+      description: description(options.rateLimit, options.deprecation),
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [

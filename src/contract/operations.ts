@@ -27,12 +27,15 @@ export interface Operation {
   success: { status: 200 | 201; description: string; schema: SchemaName; array?: boolean };
   /** The list supports `If-None-Match` and answers 304 with its `ETag`. */
   conditional?: boolean;
-  /** Error answers beyond those every operation can give (401, 429, 500). */
+  /** Error answers beyond those every operation can give (401, 429, 500, 503). */
   errors: readonly ErrorStatus[];
 }
 
-/** Error statuses every operation can answer. */
-export const COMMON_ERRORS: readonly ErrorStatus[] = [401, 429, 500];
+/**
+ * Error statuses every operation can answer; 503 when the shared rate-limit store is unreachable and the
+ * policy is to fail closed (`RATE_LIMIT_FAIL=closed`).
+ */
+export const COMMON_ERRORS: readonly ErrorStatus[] = [401, 429, 500, 503];
 
 /**
  * Error statuses every POST can answer: a bad body, and an `Idempotency-Key` that is in use (409) or was

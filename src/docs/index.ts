@@ -1,0 +1,1 @@
+export { type DocsOptions, registerDocs } from './routes.js';

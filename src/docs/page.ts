@@ -1,0 +1,82 @@
+/**
+ * The reference page's Content-Security-Policy. Nothing but this server may be reached, and no inline script
+ * runs. Two allowances are Redoc's: styled-components injects `<style>` elements (`style-src
+ * 'unsafe-inline'`), and the search index runs in a worker made from a `blob:` URL (`worker-src blob:`).
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  'worker-src blob:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Where the page finds its parts. */
+export interface PageUrls {
+  /** The OpenAPI document to render. */
+  spec: string;
+  /** Redoc's standalone bundle. */
+  redoc: string;
+  /** The script that starts Redoc (`INIT_SCRIPT`). */
+  init: string;
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+/**
+ * The HTML of the reference page: an empty root that `INIT_SCRIPT` fills with Redoc. The icon is an empty
+ * `data:` URL so the browser does not ask for `/favicon.ico`.
+ */
+export function docsPage(title: string, urls: PageUrls): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
+</head>
+<body>
+<noscript>This reference needs JavaScript. The OpenAPI document is at <a href="${escapeHtml(urls.spec)}">${escapeHtml(urls.spec)}</a>.</noscript>
+<div id="redoc" data-spec-url="${escapeHtml(urls.spec)}"></div>
+<script src="${escapeHtml(urls.redoc)}"></script>
+<script src="${escapeHtml(urls.init)}"></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * Starts Redoc from a served file, since the CSP allows no inline script. When Redoc has rendered, the root
+ * gets `data-rendered` (or `data-error`), and the URL's fragment is scrolled to again: an anchor written into
+ * the document's descriptions, such as `#deprecations`, exists only now, after the browser looked for it.
+ * It lands on the start of the section that holds it, so that the section's heading shows too.
+ */
+export const INIT_SCRIPT = `'use strict';
+(function () {
+  var root = document.getElementById('redoc');
+  var options = { expandResponses: '200,201', requiredPropsFirst: true, pathInMiddlePanel: true };
+  window.Redoc.init(root.getAttribute('data-spec-url'), options, root, function (error) {
+    if (error) {
+      root.setAttribute('data-error', String(error.message || error));
+      return;
+    }
+    root.setAttribute('data-rendered', 'true');
+    var target = fragmentTarget();
+    if (target) (target.closest('[data-section-id]') || target).scrollIntoView();
+  });
+
+  function fragmentTarget() {
+    try {
+      return location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    } catch (malformed) {
+      return null;
+    }
+  }
+})();
+`;

@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { loadRedocBundle, staticAsset } from './assets.js';
+import { DOCS_CSP, docsPage, INIT_SCRIPT } from './page.js';
+
+/** What the reference page renders. */
+export interface DocsOptions {
+  /** The page's title. */
+  title: string;
+  /** The path of the served OpenAPI document, e.g. `/openapi.json`. */
+  specUrl: string;
+}
+
+const JAVASCRIPT = 'text/javascript; charset=utf-8';
+// The page links each script with a digest of its bytes in the URL, so a cached copy can never be stale.
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/**
+ * Serves the HTML API reference at `GET /docs`: Redoc, from the installed package, renders the served
+ * OpenAPI document. The page and its scripts come from this server only (`/docs/redoc.standalone.js`,
+ * `/docs/init.js`), under a strict Content-Security-Policy. No API key is needed.
+ */
+export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
+  const redoc = loadRedocBundle();
+  const init = staticAsset(INIT_SCRIPT);
+  const page = docsPage(options.title, {
+    spec: options.specUrl,
+    redoc: `/docs/redoc.standalone.js?v=${redoc.digest}`,
+    init: `/docs/init.js?v=${init.digest}`,
+  });
+
+  app.get('/docs', async (_request, reply) =>
+    reply
+      .headers({
+        'content-security-policy': DOCS_CSP,
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'no-cache',
+      })
+      .type('text/html; charset=utf-8')
+      .send(page),
+  );
+  for (const [path, asset] of [
+    ['/docs/redoc.standalone.js', redoc],
+    ['/docs/init.js', init],
+  ] as const) {
+    app.get(path, async (request, reply) =>
+      reply
+        .headers({
+          'x-content-type-options': 'nosniff',
+          // Only the versioned URL is forever: the bare path names whichever bytes are installed now.
+          'cache-control': (request.query as { v?: unknown }).v === asset.digest ? IMMUTABLE : 'no-cache',
+        })
+        .type(JAVASCRIPT)
+        .send(asset.body),
+    );
+  }
+}

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/** Debian's chromium; CI installs it (`.ci/run`), so a missing browser is a failure, never a skip. */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+/** The repository's `test-artifacts/`, from `dist/test/docs/`. */
+const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
+/** Redoc's element ids for an operation and for a security scheme. */
+const operation = (tag: string, operationId: string) => `[id="tag/${tag}/operation/${operationId}"]`;
+const BEARER_AUTH = '[id="section/Authentication/bearerAuth"]';
+
+/** The text of the element a selector finds, as the reader sees it (hidden parts left out). */
+function shownText(page: Page, selector: string): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text is what these tests assert.
+  return page.locator(selector).innerText();
+}
+
+/**
+ * Watches a page for anything that went wrong: console errors, uncaught exceptions, failed requests, answers
+ * of 400 and above, and requests to any origin but the server's, which are blocked: the page must work in a
+ * browser that can reach nothing else.
+ */
+async function watch(page: Page, origin: string, failures: string[]): Promise<void> {
+  await page.route('**/*', async (route) => {
+    const url = route.request().url();
+    if (new URL(url).origin === origin) return route.continue();
+    failures.push(`request outside ${origin}: ${url}`);
+    return route.abort('blockedbyclient');
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') failures.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) =>
+    failures.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? 'unknown'})`),
+  );
+  page.on('response', (response) => {
+    if (response.status() >= 400) failures.push(`answer ${response.status()}: ${response.url()}`);
+  });
+}
+
+/** Opens the reference page and waits until Redoc has rendered it, or has said why it could not. */
+async function openDocs(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  const root = page.locator('#redoc[data-rendered], #redoc[data-error]');
+  await root.waitFor({ timeout: 30_000 });
+  assert.equal(await root.getAttribute('data-error'), null, 'Redoc could not render the document');
+}
+
+const MISSING_BROWSER = `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`;
+
+// A test of its own, so the reason is reported as a failure (the suite's tests are only cancelled).
+test('Debian chromium is installed', () => {
+  assert.ok(existsSync(CHROMIUM), MISSING_BROWSER);
+});
+
+describe('the reference page in a real browser', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  const failures: string[] = [];
+
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), MISSING_BROWSER);
+    server = await startTestServer();
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    page = await browser.newPage();
+    await watch(page, new URL(server.url).origin, failures);
+    await openDocs(page, `${server.url}/docs`);
+  });
+
+  after(async () => {
+    if (page !== undefined) {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: `${ARTIFACTS}docs.png`, fullPage: true });
+    }
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('the page and its scripts come with their headers', async () => {
+    const html = await fetch(`${server.url}/docs`);
+    assert.equal(html.status, 200);
+    assert.equal(html.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.equal(html.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(
+      html.headers.get('content-security-policy'),
+      "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+        "font-src 'self' data:; connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'none'; " +
+        "frame-ancestors 'none'",
+    );
+
+    const scripts = [...(await html.text()).matchAll(/<script src="([^"]+)"><\/script>/g)].map(
+      (match) => match[1] ?? '',
+    );
+    assert.equal(scripts.length, 2);
+    for (const script of scripts) {
+      const response = await fetch(`${server.url}${script}`);
+      assert.equal(response.status, 200, script);
+      assert.equal(response.headers.get('content-type'), 'text/javascript; charset=utf-8', script);
+      assert.equal(response.headers.get('cache-control'), 'public, max-age=31536000, immutable', script);
+    }
+    const bare = await fetch(`${server.url}/docs/redoc.standalone.js`);
+    assert.equal(bare.headers.get('cache-control'), 'no-cache');
+  });
+
+  test('shows the category operations', async () => {
+    assert.match(await shownText(page, operation('Categories', 'listCategories')), /List categories/);
+    assert.match(await shownText(page, operation('Categories', 'createCategory')), /Create a category/);
+  });
+
+  test('shows the deprecated operation with its badge and sunset date', async () => {
+    // The summary says "(deprecated)"; the capitalised word is Redoc's badge in the same heading.
+    const heading = await shownText(page, `${operation('Pets', 'getPetById')} h2`);
+    assert.match(heading, /Deprecated/);
+    assert.match(heading, /Sunset 2027-06-30/);
+    assert.match(await shownText(page, '[id="section/Deprecations"]'), /sunset on 2027-06-30/);
+  });
+
+  test('shows the stability badges', async () => {
+    assert.match(await shownText(page, `${operation('Pets', 'listPets')} h2`), /Beta/);
+    assert.match(await shownText(page, `${operation('Store', 'placeOrder')} h2`), /Experimental/);
+  });
+
+  test('shows the authentication, the error table and the rate-limit headers', async () => {
+    assert.match(await shownText(page, BEARER_AUTH), /bearerAuth[\s\S]*bearer/i);
+    assert.match(await shownText(page, '[id="section/Errors"]'), /rate_limit_exceeded\s+429/);
+    const text = await shownText(page, '#redoc');
+    for (const header of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'])
+      assert.ok(text.includes(header), header);
+  });
+
+  test('the search finds operations (its index runs in a worker, which the CSP must allow)', async () => {
+    const search = page.locator('input[placeholder="Search..."]');
+    await search.fill('categories');
+    await page
+      .locator('[data-role="search:results"] [aria-label="List categories"]')
+      .waitFor({ timeout: 10_000 });
+    await search.fill('');
+  });
+
+  test('the #deprecations anchor of the Link header exists, and a visit lands on it', async () => {
+    assert.equal(await page.locator('#deprecations').count(), 1);
+    const visit = await browser.newPage();
+    try {
+      await watch(visit, new URL(server.url).origin, failures);
+      await openDocs(visit, `${server.url}/docs#deprecations`);
+      // The reader sees the section's heading at the top of the window, and the anchor just below it.
+      for (const selector of ['[id="section/Deprecations"] h2', '#deprecations']) {
+        const top = await visit.locator(selector).evaluate((element) => element.getBoundingClientRect().top);
+        assert.ok(top >= 0 && top < 200, `${selector} is ${top}px from the top of the window`);
+      }
+    } finally {
+      await visit.close();
+    }
+  });
+
+  test('nothing failed and nothing outside the server was asked for', () => {
+    assert.deepEqual(failures, []);
+  });
+});
