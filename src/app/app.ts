@@ -4,10 +4,12 @@ import type { Clock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import { API_PREFIX, buildOpenApiDocument } from '../contract/index.js';
 import { registerDocs } from '../docs/index.js';
+import { type DomainReloader, registerDomains } from '../domains/index.js';
 import {
   BODY_LIMIT,
   handleClientError,
   handleError,
+  isLocalRequest,
   JSON_CONTENT_TYPE,
   notFound,
   type OperationHandlers,
@@ -29,10 +31,6 @@ import { type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
 import type { Storage } from '../storage/index.js';
 import { registerDeprecation } from '../versioning/index.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
-
-const isLoopback = (address: string | undefined) =>
-  address !== undefined &&
-  (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
 
 /** A hop count trusts that many proxies in front of us; Fastify takes that as a function. */
 function trustProxyOption(value: boolean | number | string[]) {
@@ -69,6 +67,8 @@ export interface AppDeps {
   limiter: RateLimiter;
   clock: Clock;
   metrics: Metrics;
+  /** The custom domains in force, re-read from the config file; stops watching when the app closes. */
+  domains: DomainReloader;
 }
 
 /**
@@ -132,6 +132,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preClose', (done) => {
     closing = true;
     done();
+  });
+  // After the standard headers, before any route: redirects and 421s of custom domains, and the TLS ask check.
+  registerDomains(app, {
+    domains: deps.domains,
+    verifications: storage.domains,
+    host: config.host,
+    publicUrls: config.publicUrls,
   });
   // Stored idempotent answers expire after 24 h; purging keeps the table bounded.
   const stopPurging = startPurging({ idempotency: storage.idempotency, clock, logger });
@@ -208,9 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Operators' counters name API key ids, so they are served only to this machine (the socket's address,
   // never X-Forwarded-For); elsewhere the path does not exist.
   app.get('/metrics', async (request, reply) => {
-    // A proxy on this host makes every client look local: a forwarded request is never answered.
-    const forwarded = request.headers['x-forwarded-for'] ?? request.headers.forwarded;
-    if (!isLoopback(request.socket.remoteAddress) || forwarded !== undefined) return notFound(request, reply);
+    if (!isLocalRequest(request)) return notFound(request, reply);
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render());
   });
 

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '../clock/index.js';
-import type { Config } from '../config/index.js';
+import { type Config, readDomains } from '../config/index.js';
+import { createDomainReloader } from '../domains/index.js';
 import { createAuthenticator } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
 import { createMetrics } from '../metrics/index.js';
@@ -39,7 +40,13 @@ export async function composeApp(
       onUnban: (keyId) => limiter.unban(keyId),
     });
     await authenticator.start();
-    return { config, logger, storage, authenticator, limiter, clock, metrics };
+    const domains = createDomainReloader({
+      file: config.configFile,
+      initial: config.domains,
+      read: readDomains,
+      logger,
+    });
+    return { config, logger, storage, authenticator, limiter, clock, metrics, domains };
   } catch (error) {
     await store.close();
     await storage.close();

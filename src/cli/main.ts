@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from '../config/index.js';
 import { createStorage } from '../storage/index.js';
+import { DOMAINS_USAGE, domainsCommand } from './domains.js';
 import { KEYS_USAGE, keysCommand, UsageError } from './keys.js';
 import { serve } from './serve.js';
 
@@ -15,6 +16,8 @@ Commands:
                concurrent runs are safe).
   keys         Manage API keys (the same configuration as the server):
 ${KEYS_USAGE.replace(/^/gm, '    ')}
+  domains      Verify a custom domain's DNS (records the verification in DATABASE_URL):
+${DOMAINS_USAGE.replace(/^/gm, '    ')}
   help         Show this message.
 `;
 
@@ -33,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'keys':
       return keysCommand(rest, loadConfig(), process.stdout);
+    case 'domains':
+      return domainsCommand(rest, loadConfig(), process.stdout);
     case 'migrate': {
       if (rest.length > 0) throw new UsageError(`migrate takes no arguments: ${rest.join(' ')}`);
       const storage = await createStorage(loadConfig().storage);

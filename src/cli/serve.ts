@@ -38,6 +38,8 @@ export async function serve(config: Config): Promise<void> {
   });
   const deps = await composeApp(config, logger);
   if (await createFirstKey(config, deps.storage, process.stdout)) await deps.authenticator.refresh();
+  // SIGHUP re-reads the config file's domains (it also is watched); a removed domain stops being served at once.
+  process.on('SIGHUP', () => deps.domains.reload('SIGHUP'));
   const server = await startServer(deps);
   logger.info({ url: server.url, storage: deps.storage.kind, env: config.env }, 'serving');
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { DomainsFileSchema } from '../domains/index.js';
 import { DEFAULT_POLICY, type RateLimitPolicy } from '../ratelimit/policy.js';
 
 const LimitsSchema = Type.Object(
@@ -44,6 +45,7 @@ const FileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    domains: Type.Optional(DomainsFileSchema),
   },
   { additionalProperties: false },
 );

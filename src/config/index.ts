@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { type DomainsConfig, parseDomains } from '../domains/index.js';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import type { Environment } from '../storage/types.js';
 import { type ConfigFile, type Deprecation, deprecationOf, rateLimitPolicy, readConfigFile } from './file.js';
@@ -109,6 +110,10 @@ export interface Config {
    * proxy that sets it, or anyone could pick the address their anonymous requests are counted under.
    */
   trustProxy: boolean | number | string[];
+  /** The `PETSTORE_CONFIG` file, re-read for its domains when it changes and on SIGHUP. */
+  configFile: string | undefined;
+  /** The custom domains of the published reference, from the config file; undefined when none are set. */
+  domains: DomainsConfig | undefined;
 }
 
 /** A configuration value that cannot be used; its message names the variable. */
@@ -146,6 +151,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const productionUrl = (withDefaults as Env).PETSTORE_PRODUCTION_URL;
   const deprecation = deprecationOf(file, problems.length === 0 ? productionUrl : 'https://invalid.example');
   problems.push(...deprecation.problems);
+  const domains = parseDomains(file.domains);
+  problems.push(...domains.problems);
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
@@ -166,7 +173,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     clockOffsetMs: Number(env.PETSTORE_CLOCK_OFFSET_MS),
     deprecation: deprecation.value,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    configFile,
+    domains: domains.value,
   };
+}
+
+/** Re-reads the domains of a config file, for reloading them while serving; problems name the field. */
+export function readDomains(file: string): { value: DomainsConfig | undefined; problems: string[] } {
+  const read = readConfigFile(file);
+  return read.problems.length > 0
+    ? { value: undefined, problems: read.problems }
+    : parseDomains(read.value.domains);
 }
 
 /** An address, or an address with a prefix length that fits it (`10.0.0.0/8`, `fd00::/8`). */

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'not_found'
   | 'method_not_allowed'
+  | 'misdirected_request'
   | 'rate_limit_exceeded'
   | 'api_key_banned'
   | 'endpoint_sunset'
@@ -37,6 +38,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   endpoint_sunset: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  misdirected_request: 421,
   idempotency_key_reused: 422,
   headers_too_large: 431,
   rate_limit_exceeded: 429,
@@ -62,6 +64,7 @@ export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
   payload_too_large: 'The request body is larger than 16 KiB.',
   unsupported_media_type: 'The request body must be sent as `Content-Type: application/json`.',
   idempotency_key_reused: 'The `Idempotency-Key` was already used with a different request body.',
+  misdirected_request: 'The `Host` is not a domain this service publishes its reference at.',
   rate_limit_exceeded: 'The rate limit of the API key (or of the client address) is exhausted.',
   api_key_banned: 'The API key kept sending after 429 answers and is temporarily banned.',
   internal_error: 'An unexpected error occurred on the server.',

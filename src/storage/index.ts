@@ -8,6 +8,7 @@ export {
   type ApiKeyRecord,
   type ApiKeyRepository,
   type CategoryRepository,
+  type DomainRepository,
   type Environment,
   IdempotencyConflict,
   type IdempotencyRecord,

@@ -119,6 +119,14 @@ export interface ApiKeyRepository {
   version(): Promise<number>;
 }
 
+/** The domains whose DNS `petstore domains verify` found correct: a TLS front may get certificates for them. */
+export interface DomainRepository {
+  /** Records a successful verification of `domain` against `target` at `at` (ISO 8601), replacing any earlier. */
+  markVerified(domain: string, target: string, at: string): Promise<void>;
+  /** Whether `domain` was ever verified. */
+  isVerified(domain: string): Promise<boolean>;
+}
+
 /**
  * Everything the service keeps durably. Implementations: SQLite (embedded default) and, later, PostgreSQL.
  * A write's promise resolves only after its transaction has committed durably.
@@ -130,6 +138,7 @@ export interface Storage {
   readonly orders: OrderRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly domains: DomainRepository;
   /** Schema versions applied when this storage was opened (empty when it was current). */
   readonly migrationsApplied: readonly number[];
   /**

@@ -33,6 +33,8 @@ describe('configuration', () => {
       rateLimitFail: 'open',
       clockOffsetMs: 0,
       trustProxy: false,
+      configFile: undefined,
+      domains: undefined,
     });
   });
 

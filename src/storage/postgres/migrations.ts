@@ -87,6 +87,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_records_by_age ON idempotency_records (created_at);
     `,
   },
+  {
+    version: 6,
+    name: 'domain verifications',
+    sql: `
+      CREATE TABLE domain_verifications (
+        domain      TEXT PRIMARY KEY CHECK (char_length(domain) BETWEEN 1 AND 253),
+        target      TEXT NOT NULL,
+        verified_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** An arbitrary constant naming the migration lock among PostgreSQL's advisory locks. */

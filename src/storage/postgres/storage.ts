@@ -8,6 +8,7 @@ import type {
   PetRepository,
   Storage,
 } from '../types.js';
+import { postgresDomains } from './domains.js';
 import { createOnce, postgresIdempotency } from './idempotency.js';
 import { MIGRATIONS, migrate } from './migrations.js';
 import { transaction } from './transaction.js';
@@ -288,6 +289,7 @@ export async function createPostgresStorage(options: { url: string; poolSize?: n
     orders: orders(pool),
     apiKeys: apiKeys(pool),
     idempotency: postgresIdempotency(pool),
+    domains: postgresDomains(pool),
     async watchCategories(notify) {
       listeners.add(notify);
       if (listener === undefined) await listen();

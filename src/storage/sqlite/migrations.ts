@@ -92,6 +92,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_records_by_age ON idempotency_records (created_at);
     `,
   },
+  {
+    version: 6,
+    name: 'domain verifications',
+    // A domain's last successful `domains verify`: the TLS ask check issues certificates only for these.
+    sql: `
+      CREATE TABLE domain_verifications (
+        domain      TEXT PRIMARY KEY CHECK (length(domain) BETWEEN 1 AND 253),
+        target      TEXT NOT NULL,
+        verified_at TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /**

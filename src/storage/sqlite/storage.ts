@@ -3,6 +3,7 @@ import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { type ApiKeyRow, apiKeyColumns, toApiKeyRecord } from '../api-key-rows.js';
 import type { ApiKeyRepository, CategoryRepository, Storage } from '../types.js';
+import { sqliteDomains } from './domains.js';
 import { type RecordAnswer, sqliteIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { sqliteOrders, sqlitePets } from './pets-orders.js';
@@ -130,6 +131,7 @@ export function createSqliteStorage(options: { file: string }): Storage {
     orders: sqliteOrders(db, writes, recordAnswer),
     apiKeys: sqliteApiKeys(db, writes),
     idempotency: idempotency.repository,
+    domains: sqliteDomains(db, writes),
     async ping() {
       ping.get();
     },

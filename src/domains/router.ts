@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import { sendError } from '../http/index.js';
+import type { DomainsConfig } from './config.js';
+import { hostOf } from './hosts.js';
+
+/** The published reference: the paths a custom domain exists for. */
+export function isReferencePath(path: string): boolean {
+  return path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
+}
+
+/** The path and query of a request target, also when a client sent the absolute form (RFC 9112 3.2.2). */
+function pathAndQuery(url: string): string {
+  if (url.startsWith('/')) return url;
+  try {
+    const parsed = new URL(url);
+    return `${parsed.pathname}${parsed.search}`;
+  } catch {
+    return '/';
+  }
+}
+
+/**
+ * The Host rules of custom domains, before anything else answers:
+ * - a redirect's `from` gets its status to `https://<to><path and query>`, on every path;
+ * - on the reference (`/docs*`, `/openapi.json`), a Host that is neither the primary, a redirect, nor one of
+ *   the service's own names gets 421 (RFC 9110 section 15.5.20): it was misdirected here. The API under
+ *   `/v1`, health checks and operator routes keep answering by any name, as load balancers and fleets call
+ *   instances by addresses no configuration lists.
+ * Without configured domains no rule applies.
+ */
+export function registerDomainRouting(
+  app: FastifyInstance,
+  options: { current: () => DomainsConfig | undefined; ownHosts: ReadonlySet<string> },
+): void {
+  const { current, ownHosts } = options;
+  app.addHook('onRequest', (request, reply, done) => {
+    const domains = current();
+    // Fastify's `host` is the Host header, or X-Forwarded-Host when the proxy is trusted.
+    const host = domains === undefined ? undefined : hostOf(request.host);
+    if (domains === undefined || host === undefined) return done();
+    const redirect = domains.redirects.get(host);
+    if (redirect !== undefined) {
+      reply
+        .code(redirect.status)
+        .header('location', `https://${redirect.to}${pathAndQuery(request.url)}`)
+        .send();
+      return;
+    }
+    if (host === domains.primary || ownHosts.has(host) || !isReferencePath(request.url.split('?')[0] ?? '')) {
+      return done();
+    }
+    const shown = host.length > 100 ? `${host.slice(0, 100)}…` : host;
+    sendError(
+      request,
+      reply,
+      'misdirected_request',
+      `This service does not publish its reference at ${shown}: the Host is not a configured domain`,
+    );
+  });
+}

@@ -1,0 +1,19 @@
+import type { FastifyRequest } from 'fastify';
+
+/** Whether an address is this machine's loopback (IPv4, IPv6, or IPv4 mapped into IPv6). */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  return (
+    address !== undefined &&
+    (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
+  );
+}
+
+/**
+ * Whether a request comes from this machine and not through a proxy: the socket's address (never
+ * `X-Forwarded-For`) is loopback and no forwarding header is present. A proxy on this host makes every
+ * client look local, so a forwarded request is never local.
+ */
+export function isLocalRequest(request: FastifyRequest): boolean {
+  const forwarded = request.headers['x-forwarded-for'] ?? request.headers.forwarded;
+  return forwarded === undefined && isLoopbackAddress(request.socket.remoteAddress);
+}

@@ -1,0 +1,249 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import type http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import { networkInterfaces } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import tls from 'node:tls';
+import { BACKENDS } from '../support/backends.js';
+import { request, startTestServer, type TestServer, tempDir } from '../support/server.js';
+
+const ASK = '/internal/tls/ask';
+const DOMAINS = {
+  primary: 'docs.verified.test',
+  redirects: [
+    { from: 'old.verified.test', to: 'docs.verified.test', status: 301 },
+    { from: 'www.unverified.test', to: 'docs.verified.test', status: 301 },
+  ],
+};
+
+/** Marks domains verified through the storage API, as `petstore domains verify` does on success. */
+async function markVerified(server: TestServer, ...domains: string[]): Promise<void> {
+  for (const domain of domains) {
+    await server.deps.storage.domains.markVerified(domain, 'target.platform.test', new Date().toISOString());
+  }
+}
+
+const ask = (server: TestServer, domain: string, headers: Record<string, string> = {}) =>
+  request(`${server.url}${ASK}?domain=${encodeURIComponent(domain)}`, { headers });
+
+for (const backend of BACKENDS) {
+  describe(`TLS ask check (${backend.name})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({}, { configFile: { domains: DOMAINS }, backend });
+      await markVerified(server, 'docs.verified.test', 'old.verified.test', 'gone.verified.test');
+    });
+    after(() => server.close());
+
+    test('200 only for a domain that is configured and verified', async () => {
+      for (const domain of ['docs.verified.test', 'OLD.verified.test.']) {
+        const answer = await ask(server, domain);
+        assert.equal(answer.status, 200, domain);
+      }
+      assert.deepEqual((await ask(server, 'docs.verified.test')).body, {
+        domain: 'docs.verified.test',
+        verified: true,
+      });
+      const unverified = await ask(server, 'www.unverified.test');
+      assert.equal(unverified.status, 404);
+      assert.match((unverified.body as { message: string }).message, /configured but not verified/);
+      const unconfigured = await ask(server, 'gone.verified.test');
+      assert.equal(unconfigured.status, 404, 'verified once, but not configured');
+      assert.deepEqual(
+        {
+          code: (unconfigured.body as { code: string }).code,
+          status: (unconfigured.body as { status: number }).status,
+        },
+        { code: 'not_found', status: 404 },
+      );
+      assert.equal((await ask(server, 'random.example')).status, 404);
+      assert.equal((await request(`${server.url}${ASK}`)).status, 400, 'the domain is required');
+    });
+
+    test('a forwarded request is refused, even from loopback', async () => {
+      const answer = await ask(server, 'docs.verified.test', { 'x-forwarded-for': '203.0.113.9' });
+      assert.equal(answer.status, 404);
+      assert.equal((answer.body as { code: string }).code, 'not_found');
+      assert.equal((await ask(server, 'docs.verified.test', { forwarded: 'for=203.0.113.9' })).status, 404);
+    });
+
+    test('a domain removed from the config is refused at once', async () => {
+      writeFileSync(
+        server.env.PETSTORE_CONFIG as string,
+        JSON.stringify({ domains: { primary: 'docs.verified.test' } }),
+      );
+      const started = Date.now();
+      while ((await ask(server, 'old.verified.test')).status !== 404) {
+        assert.ok(Date.now() - started < 2_000, 'refused within 2 s');
+        await sleep(50);
+      }
+      assert.equal((await ask(server, 'docs.verified.test')).status, 200);
+    });
+  });
+}
+
+describe('TLS ask check from another machine', () => {
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((entry) => entry !== undefined && !entry.internal && entry.family === 'IPv4')?.address;
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ HOST: '0.0.0.0' }, { configFile: { domains: DOMAINS } });
+    await markVerified(server, 'docs.verified.test');
+  });
+  after(() => server.close());
+
+  test('a request that does not come from loopback is refused', {
+    skip: external === undefined,
+  }, async () => {
+    const port = new URL(server.url).port;
+    assert.equal((await ask(server, 'docs.verified.test')).status, 200, 'from loopback');
+    const answer = await request(`http://${external}:${port}${ASK}?domain=docs.verified.test`);
+    assert.equal(answer.status, 404);
+    assert.equal((answer.body as { code: string }).code, 'not_found');
+  });
+});
+
+const CADDY = '/usr/bin/caddy';
+
+/** A free TCP port on 127.0.0.1 (closed again at once; the caller binds it next). */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as net.AddressInfo;
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
+/** A TLS handshake to Caddy with an SNI name; resolves with the certificate's subject alternative names. */
+function handshake(port: number, servername: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
+      const names = socket.getPeerCertificate().subjectaltname ?? '';
+      socket.end();
+      resolve(names);
+    });
+    socket.setTimeout(10_000, () => socket.destroy(new Error('handshake timed out')));
+    socket.on('error', reject);
+  });
+}
+
+describe('Caddy with on-demand TLS asks the service', () => {
+  const { dir, remove } = tempDir('petstore-caddy-');
+  let server: TestServer;
+  let caddy: ChildProcess | undefined;
+  let caddyPort = 0;
+  const caddyOutput: string[] = [];
+
+  before(async () => {
+    assert.ok(existsSync(CADDY), `${CADDY} is missing: install Debian's caddy (apt-get install -y caddy)`);
+    server = await startTestServer({}, { configFile: { domains: DOMAINS } });
+    await markVerified(server, 'docs.verified.test');
+    const servicePort = new URL(server.url).port;
+    caddyPort = await freePort();
+    const httpPort = await freePort();
+    for (const sub of ['home', 'data', 'config', 'storage']) mkdirSync(path.join(dir, sub));
+    // admin off and ports of our own: nothing here depends on, or collides with, a system Caddy service.
+    const caddyfile = `{
+	admin off
+	auto_https disable_redirects
+	http_port ${httpPort}
+	https_port ${caddyPort}
+	storage file_system {
+		root ${path.join(dir, 'storage')}
+	}
+	local_certs
+	skip_install_trust
+	on_demand_tls {
+		ask http://127.0.0.1:${servicePort}${ASK}
+	}
+}
+
+https://:${caddyPort} {
+	bind 127.0.0.1
+	tls {
+		on_demand
+	}
+	reverse_proxy 127.0.0.1:${servicePort}
+}
+`;
+    const file = path.join(dir, 'Caddyfile');
+    writeFileSync(file, caddyfile);
+    caddy = spawn(CADDY, ['run', '--config', file, '--adapter', 'caddyfile'], {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: path.join(dir, 'home'),
+        XDG_DATA_HOME: path.join(dir, 'data'),
+        XDG_CONFIG_HOME: path.join(dir, 'config'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [caddy.stdout, caddy.stderr])
+      stream?.on('data', (chunk) => caddyOutput.push(String(chunk)));
+    const started = Date.now();
+    for (;;) {
+      assert.equal(caddy.exitCode, null, `caddy exited:\n${caddyOutput.join('')}`);
+      const listening = await new Promise<boolean>((resolve) => {
+        const probe = net.connect(caddyPort, '127.0.0.1', () => {
+          probe.destroy();
+          resolve(true);
+        });
+        probe.on('error', () => resolve(false));
+      });
+      if (listening) break;
+      assert.ok(Date.now() - started < 15_000, `caddy did not listen:\n${caddyOutput.join('')}`);
+      await sleep(100);
+    }
+  });
+  after(async () => {
+    if (caddy !== undefined && caddy.exitCode === null) {
+      caddy.kill('SIGTERM');
+      await once(caddy, 'exit');
+    }
+    await server?.close();
+    remove();
+  });
+
+  test('a configured, verified domain gets a certificate for its name', async () => {
+    const names = await handshake(caddyPort, 'docs.verified.test');
+    assert.match(names, /DNS:docs\.verified\.test/, caddyOutput.join(''));
+  });
+
+  test('an unknown domain gets no certificate: the handshake fails', async () => {
+    await assert.rejects(handshake(caddyPort, 'unknown.test'));
+    await assert.rejects(handshake(caddyPort, 'www.unverified.test'), 'configured but not verified');
+    // The ask check is what decided: once verified, the same name gets its certificate.
+    await markVerified(server, 'www.unverified.test');
+    assert.match(await handshake(caddyPort, 'www.unverified.test'), /DNS:www\.unverified\.test/);
+  });
+
+  test('the reference is served through Caddy at the verified domain', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const sent = https.get(
+        {
+          host: '127.0.0.1',
+          port: caddyPort,
+          path: '/openapi.json',
+          servername: 'docs.verified.test',
+          headers: { host: 'docs.verified.test' },
+          rejectUnauthorized: false,
+          agent: false,
+        },
+        (response: http.IncomingMessage) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      sent.on('error', reject);
+    });
+    assert.equal(status, 200);
+  });
+});
