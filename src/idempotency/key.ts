@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import { sendError } from '../http/index.js';
 
 declare module 'fastify' {
@@ -22,25 +22,34 @@ export function parseIdempotencyKey(value: string): string | undefined {
   return key.length >= 1 && key.length <= IDEMPOTENCY_KEY_MAX && PRINTABLE.test(key) ? key : undefined;
 }
 
+/** Reads the header into `request.idempotencyKey`, or refuses a malformed one with 400. */
+const readIdempotencyKey: preValidationHookHandler = (request, reply, done) => {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) {
+    done();
+    return;
+  }
+  const key = parseIdempotencyKey(header as string);
+  if (key === undefined) {
+    const message = `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters`;
+    sendError(request, reply, 'validation_failed', message);
+    return;
+  }
+  request.idempotencyKey = key;
+  done();
+};
+
 /**
- * Reads `Idempotency-Key` on every POST of the scope into `request.idempotencyKey`; a malformed one is
- * refused with 400 before the body is even validated, so nothing is stored for it.
+ * Reads `Idempotency-Key` on every POST route registered in the scope after this call; a malformed one is
+ * refused with 400 before the body is even validated, so nothing is stored for it. Other routes, the list
+ * among them, do not pay for the hook.
  */
 export function registerIdempotencyKey(app: FastifyInstance): void {
   app.decorateRequest('idempotencyKey', null);
-  app.addHook('preValidation', (request, reply, done) => {
-    const header = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || header === undefined) {
-      done();
-      return;
-    }
-    const key = parseIdempotencyKey(header as string);
-    if (key === undefined) {
-      const message = `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters`;
-      sendError(request, reply, 'validation_failed', message);
-      return;
-    }
-    request.idempotencyKey = key;
-    done();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    const existing = route.preValidation ?? [];
+    route.preValidation = [readIdempotencyKey, ...(Array.isArray(existing) ? existing : [existing])];
   });
 }
