@@ -18,19 +18,18 @@ describe('Idempotency-Key across instances on PostgreSQL', () => {
   for (let trial = 1; trial <= 3; trial += 1) {
     test(`${REQUESTS} identical POSTs spread over ${INSTANCES} instances: one row (trial ${trial})`, async () => {
       const name = `Fleet ${trial}`;
-      const body = JSON.stringify({ name });
+      const create = (url: string | undefined) =>
+        request(`${url}/v1/categories`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            'idempotency-key': `fleet-trial-${trial}`,
+          },
+          body: JSON.stringify({ name }),
+        });
       const answers = await Promise.all(
-        Array.from({ length: REQUESTS }, (_, i) =>
-          request(`${fleet.servers[i % INSTANCES]?.url}/v1/categories`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${key}`,
-              'content-type': 'application/json',
-              'idempotency-key': `fleet-trial-${trial}`,
-            },
-            body,
-          }),
-        ),
+        Array.from({ length: REQUESTS }, (_, i) => create(fleet.servers[i % INSTANCES]?.url)),
       );
       const created = answers.filter((answer) => answer.status === 201);
       const inUse = answers.filter((answer) => answer.status === 409);
@@ -42,15 +41,7 @@ describe('Idempotency-Key across instances on PostgreSQL', () => {
       }
       // Every instance replays the one answer afterwards.
       for (const server of fleet.servers) {
-        const retry = await request(`${server.url}/v1/categories`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${key}`,
-            'content-type': 'application/json',
-            'idempotency-key': `fleet-trial-${trial}`,
-          },
-          body,
-        });
+        const retry = await create(server.url);
         assert.equal(retry.status, 201);
         assert.equal(retry.headers.get('idempotent-replayed'), 'true');
         if (created[0] !== undefined) assert.equal(retry.text, created[0].text);
