@@ -39,7 +39,7 @@ export function createAuthenticator(deps: {
    * request, and this skips the checksum and the SHA-256. Only keys that authenticated get in, so its size
    * is bounded by the number of active keys, not by what strangers send.
    */
-  let verified = new Map<string, ApiKeyRecord>();
+  let verified = new Map<string, Authentication>();
   /** The last unban time seen per key id; undefined before the first load. */
   let unbans: Map<string, string | null> | undefined;
   let loadedVersion = -1;
@@ -75,16 +75,18 @@ export function createAuthenticator(deps: {
 
   return {
     authenticate(token) {
+      // The same answer object every time: the hot path allocates nothing for a key it has seen.
       const known = verified.get(token);
-      if (known !== undefined) return { ok: true, key: known };
+      if (known !== undefined) return known;
       // Format and checksum first: invented or mistyped keys cost no hashing and no lookup.
       const keyEnv = keyEnvironment(token);
       if (keyEnv === undefined) return { ok: false, reason: 'malformed' };
       if (keyEnv !== env) return { ok: false, reason: 'other_environment' };
       const key = active.get(keyDigest(token));
       if (key === undefined) return { ok: false, reason: 'unknown' };
-      verified.set(token, key);
-      return { ok: true, key };
+      const authenticated: Authentication = { ok: true, key };
+      verified.set(token, authenticated);
+      return authenticated;
     },
     async start() {
       await refresh();

@@ -23,10 +23,21 @@ const INVALID_CHALLENGE = { 'www-authenticate': 'Bearer realm="petstore", error=
  */
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined || header.length < 8 || header.charCodeAt(6) !== 32) return undefined;
-  if (header.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
+  if (!isBearerScheme(header)) return undefined;
   const token = header.slice(7).trim();
   return token === '' ? undefined : token;
 }
+
+/** Whether the first six characters spell `bearer` in any case, compared without making a new string. */
+function isBearerScheme(header: string): boolean {
+  for (let i = 0; i < 6; i += 1) {
+    // ASCII letters: setting bit 0x20 lowers an upper-case letter and leaves a lower-case one.
+    if ((header.charCodeAt(i) | 0x20) !== BEARER.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+const BEARER = 'bearer';
 
 /**
  * Identifies the caller of every route in the scope: sets `request.apiKey`, or `request.credentialProblem`.

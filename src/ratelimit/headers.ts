@@ -20,9 +20,25 @@ export function bindingWindow(
   return minute.resetAt <= day.resetAt ? { name: 'minute', window: minute } : { name: 'day', window: day };
 }
 
-/** `RateLimit-Policy` (IETF draft-ietf-httpapi-ratelimit-headers): both windows, quota and width in seconds. */
+/** Policies already written, by their two quotas: as many as there are plans and enterprise limits. */
+const policies = new Map<number, Map<number, string>>();
+
+/**
+ * `RateLimit-Policy` (IETF draft-ietf-httpapi-ratelimit-headers): both windows, quota and width in seconds.
+ * The same few strings serve every request, so each is built once rather than per answer.
+ */
 export function policyHeader(minute: WindowState, day: WindowState): string {
-  return `"minute";q=${minute.limit};w=60, "day";q=${day.limit};w=86400`;
+  let byDay = policies.get(minute.limit);
+  if (byDay === undefined) {
+    byDay = new Map();
+    policies.set(minute.limit, byDay);
+  }
+  let policy = byDay.get(day.limit);
+  if (policy === undefined) {
+    policy = `"minute";q=${minute.limit};w=60, "day";q=${day.limit};w=86400`;
+    byDay.set(day.limit, policy);
+  }
+  return policy;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Clock } from '../clock/index.js';
 import type { Logger } from '../log/index.js';
 import type { ApiKeyRecord } from '../storage/index.js';
 import { addressSubject } from './address.js';
-import { limitsFor, type RateLimitPolicy } from './policy.js';
+import { type Limits, limitsFor, type RateLimitPolicy } from './policy.js';
 import type { Decision, RateLimitStore } from './store.js';
 
 export interface RateLimiter {
@@ -30,6 +30,16 @@ export function createRateLimiter(deps: {
   logger: Logger;
 }): RateLimiter {
   const { store, policy, clock, logger } = deps;
+  // A key's subject and limits, made once per record (records are replaced when keys reload).
+  const subjects = new WeakMap<ApiKeyRecord, { subject: string; limits: Limits }>();
+  const subjectOf = (key: ApiKeyRecord) => {
+    let known = subjects.get(key);
+    if (known === undefined) {
+      known = { subject: `key:${key.id}`, limits: limitsFor(policy, key) };
+      subjects.set(key, known);
+    }
+    return known;
+  };
 
   function logBan(key: ApiKeyRecord, decision: Decision): Decision {
     if (decision.kind === 'limited' && decision.banStarted) {
@@ -43,7 +53,8 @@ export function createRateLimiter(deps: {
 
   return {
     forKey(key) {
-      const decision = store.hit(`key:${key.id}`, limitsFor(policy, key), clock.now(), policy.ban);
+      const { subject, limits } = subjectOf(key);
+      const decision = store.hit(subject, limits, clock.now(), policy.ban);
       return decision instanceof Promise
         ? decision.then((settled) => logBan(key, settled))
         : logBan(key, decision);
