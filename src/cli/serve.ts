@@ -36,10 +36,13 @@ export async function serve(config: Config): Promise<void> {
     process.on('SIGTERM', resolve);
     process.on('SIGINT', resolve);
   });
+  // SIGHUP re-reads the config file's domains (the file is also watched): a removed domain stops being served
+  // at once. Listened for from the start too, so that one arriving while the app is composed does not kill it.
+  let reloadDomains: (() => void) | undefined;
+  process.on('SIGHUP', () => reloadDomains?.());
   const deps = await composeApp(config, logger);
+  reloadDomains = () => deps.domains.reload('SIGHUP');
   if (await createFirstKey(config, deps.storage, process.stdout)) await deps.authenticator.refresh();
-  // SIGHUP re-reads the config file's domains (it also is watched); a removed domain stops being served at once.
-  process.on('SIGHUP', () => deps.domains.reload('SIGHUP'));
   const server = await startServer(deps);
   logger.info({ url: server.url, storage: deps.storage.kind, env: config.env }, 'serving');
 
