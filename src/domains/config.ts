@@ -87,6 +87,14 @@ export function parseDomains(file: DomainsFile | undefined): {
     if (redirects.has(from)) problems.push(`PETSTORE_CONFIG ${field}.from repeats ${from}`);
     redirects.set(from, { from, to, status: entry.status as RedirectStatus });
   });
+  // A `to` that is itself redirected would chain, and two such redirects would loop forever.
+  for (const { from, to } of redirects.values()) {
+    if (to !== from && redirects.has(to)) {
+      problems.push(
+        `PETSTORE_CONFIG domains.redirects: ${from} redirects to ${to}, which is itself redirected`,
+      );
+    }
+  }
   return problems.length > 0 ? { value: undefined, problems } : { value: { primary, redirects }, problems };
 }
 

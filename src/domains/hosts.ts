@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { normalizeDomain } from './config.js';
 
 /**
  * The host of a `Host` header value, without its port or the trailing dot, in lower case: `Docs.Example.com.:443`
@@ -14,7 +15,7 @@ export function hostOf(header: string | undefined): string | undefined {
   const colon = value.indexOf(':');
   // More than one colon without brackets is a bare IPv6 address (not valid in Host, but not a port either).
   const host = colon === -1 || value.indexOf(':', colon + 1) !== -1 ? value : value.slice(0, colon);
-  return host.replace(/\.$/, '') || undefined;
+  return normalizeDomain(host) || undefined;
 }
 
 /** An address or name as it appears in a `Host` header: IPv6 literals in brackets. */

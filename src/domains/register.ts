@@ -19,11 +19,9 @@ export function registerDomains(
   },
 ): void {
   const { domains, verifications } = options;
-  const current = () => domains.current();
-  // Without a config file no domain can ever apply: the hot path is left without the hook.
-  if (domains.reloadable || domains.current() !== undefined) {
-    registerDomainRouting(app, { current, ownHosts: ownHosts(options) });
-  }
+  const { current } = domains;
+  // Domains come only from the config file: without one the hot path is left without the hook.
+  if (domains.reloadable) registerDomainRouting(app, { current, ownHosts: ownHosts(options) });
   registerTlsAsk(app, { current, verifications });
   app.addHook('onClose', (_instance, done) => {
     domains.close();

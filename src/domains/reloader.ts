@@ -12,7 +12,7 @@ export interface DomainReloader {
   /** Whether there is a config file to re-read, so that domains may appear later. */
   readonly reloadable: boolean;
   /** Re-reads the config file; a file that cannot be used is logged and the domains in force are kept. */
-  reload(reason: string): boolean;
+  reload(reason: string): void;
   /** Stops watching the file. */
   close(): void;
 }
@@ -33,19 +33,18 @@ export function createDomainReloader(options: {
   const { file, read, logger } = options;
   let domains = options.initial;
 
-  function reload(reason: string): boolean {
-    if (file === undefined) return false;
+  function reload(reason: string): void {
+    if (file === undefined) return;
     const { value, problems } = read(file);
     if (problems.length > 0) {
       logger.error({ file, reason, problems }, 'config file refused; the domains in force are kept');
-      return false;
+      return;
     }
     domains = value;
     logger.info(
       { file, reason, primary: value?.primary, redirects: [...(value?.redirects.keys() ?? [])] },
       'domains reloaded',
     );
-    return true;
   }
 
   const onChange = (current: Stats, previous: Stats) => {

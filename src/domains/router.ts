@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sendError } from '../http/index.js';
 import type { DomainsConfig } from './config.js';
 import { hostOf } from './hosts.js';
@@ -6,6 +6,14 @@ import { hostOf } from './hosts.js';
 /** The published reference: the paths a custom domain exists for. */
 export function isReferencePath(path: string): boolean {
   return path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
+}
+
+/**
+ * Whether a request asks for the reference: by the route that matched (so `/%64ocs` and absolute-form targets,
+ * which route to `/docs`, count) or by its path (so unknown paths under `/docs/` count too).
+ */
+function isReferenceRequest(request: FastifyRequest): boolean {
+  return isReferencePath(request.routeOptions.url ?? '') || isReferencePath(request.url.split('?')[0] ?? '');
 }
 
 /** The path and query of a request target, also when a client sent the absolute form (RFC 9112 3.2.2). */
@@ -46,7 +54,7 @@ export function registerDomainRouting(
         .send();
       return;
     }
-    if (host === domains.primary || ownHosts.has(host) || !isReferencePath(request.url.split('?')[0] ?? '')) {
+    if (host === domains.primary || ownHosts.has(host) || !isReferenceRequest(request)) {
       return done();
     }
     const shown = host.length > 100 ? `${host.slice(0, 100)}…` : host;

@@ -55,6 +55,21 @@ describe('custom domain values', () => {
     ]);
   });
 
+  test('a redirect to a domain that is itself redirected is refused, so chains and loops cannot start', () => {
+    const { value, problems } = parseDomains({
+      primary: 'docs.example.test',
+      redirects: [
+        { from: 'a.example.test', to: 'b.example.test', status: 301 },
+        { from: 'b.example.test', to: 'a.example.test', status: 301 },
+      ],
+    });
+    assert.equal(value, undefined);
+    assert.deepEqual(problems, [
+      'PETSTORE_CONFIG domains.redirects: a.example.test redirects to b.example.test, which is itself redirected',
+      'PETSTORE_CONFIG domains.redirects: b.example.test redirects to a.example.test, which is itself redirected',
+    ]);
+  });
+
   test('good values are normalised', () => {
     const { value, problems } = parseDomains({
       primary: 'Docs.Example.test.',

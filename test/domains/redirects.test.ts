@@ -86,7 +86,15 @@ describe('custom domains: Host rules', () => {
   });
 
   test('an unknown Host gets 421 with the Error body on the reference', async () => {
-    for (const pathAndQuery of ['/openapi.json', '/docs', '/docs/anything?x=1']) {
+    // Encoded and absolute-form targets route to the reference too, and are refused alike.
+    for (const pathAndQuery of [
+      '/openapi.json',
+      '/docs',
+      '/docs/anything?x=1',
+      '/%64ocs',
+      '/openapi%2Ejson',
+      'http://x.example.test/docs',
+    ]) {
       const answer = await getWithHost(server.url, 'unknown.example.test', pathAndQuery);
       assert.equal(answer.status, 421, pathAndQuery);
       assert.match(String(answer.headers['content-type']), /^application\/json/);
