@@ -1,5 +1,5 @@
 import type { FastifyInstance, preValidationHookHandler } from 'fastify';
-import { sendError } from '../http/index.js';
+import { type RouteConfig, sendError } from '../http/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,7 +48,8 @@ export function registerIdempotencyKey(app: FastifyInstance): void {
   app.decorateRequest('idempotencyKey', null);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.includes('POST')) return;
+    // The 405 answers of a path that takes no POST are not POST routes of the contract.
+    if (!methods.includes('POST') || (route.config as RouteConfig | undefined)?.methodNotAllowed) return;
     const existing = route.preValidation ?? [];
     route.preValidation = [readIdempotencyKey, ...(Array.isArray(existing) ? existing : [existing])];
   });

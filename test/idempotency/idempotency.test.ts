@@ -121,6 +121,9 @@ for (const backend of BACKENDS) {
       assertError(response, 400, 'validation_failed');
       assert.match((response.body as { message: string }).message, /Idempotency-Key/);
       assert.equal(await categoriesNamed('Bad key'), 0);
+      // A path that takes no POST answers 405, whatever the key.
+      const notAllowed = await postWithKey('/v1/pets/1', { name: 'Bad key' }, 'y'.repeat(256));
+      assertError(notAllowed, 405, 'method_not_allowed');
       // 255 printable characters, and the structured-field form, are keys.
       assert.equal((await postWithKey('/v1/categories', { name: 'Long key' }, 'z'.repeat(255))).status, 201);
       const quoted = await postWithKey('/v1/categories', { name: 'Quoted' }, '"quoted-key"');
