@@ -22,11 +22,18 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  const url = await app.listen({
-    host: deps.config.host,
-    port: deps.config.port,
-    listenTextResolver: (address) => `Pet Store API listening on ${address}`,
-  });
+  let url: string;
+  try {
+    url = await app.listen({
+      host: deps.config.host,
+      port: deps.config.port,
+      listenTextResolver: (address) => `Pet Store API listening on ${address}`,
+    });
+  } catch (error) {
+    // A port in use, say: release the storage, Redis and timers, or their handles keep the process alive.
+    await app.close();
+    throw error;
+  }
   return { app, url, close: () => drain(app, sockets) };
 }
 
