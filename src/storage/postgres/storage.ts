@@ -263,22 +263,37 @@ export async function createPostgresStorage(options: { url: string; poolSize?: n
   const listeners = new Set<() => void>();
   let listener: pg.Client | undefined;
   let closed = false;
-  /** A dedicated connection LISTENs; after any reconnect the cache is invalidated, as notifications were missed. */
+  const notifyAll = () => {
+    for (const notify of listeners) notify();
+  };
+  /** Tries again a second later, until it works: a failed reconnect emits no 'error' of its own. */
+  const relisten = (): void => {
+    setTimeout(() => listen().catch(relisten), 1_000).unref();
+  };
+  /**
+   * A dedicated connection LISTENs. Once it listens (again), the cache is invalidated: notifications sent while
+   * no connection listened were missed, and a list loaded meanwhile may be stale.
+   */
   async function listen(): Promise<void> {
     if (closed || listeners.size === 0) return;
     const client = new pg.Client({ connectionString: options.url, types });
-    client.on('notification', () => {
-      for (const notify of listeners) notify();
-    });
+    client.on('notification', notifyAll);
     client.on('error', () => {
       client.end().catch(() => {});
-      if (listener === client) listener = undefined;
-      for (const notify of listeners) notify();
-      setTimeout(() => listen().catch(() => {}), 1_000).unref();
+      if (listener !== client) return;
+      listener = undefined;
+      notifyAll();
+      relisten();
     });
-    await client.connect();
-    await client.query(`LISTEN ${CATEGORIES_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CATEGORIES_CHANNEL}`);
+    } catch (error) {
+      client.end().catch(() => {});
+      throw error;
+    }
     listener = client;
+    notifyAll();
   }
 
   return {
