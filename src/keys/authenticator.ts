@@ -61,9 +61,18 @@ export function createAuthenticator(deps: {
     }
     active = next;
     verified = new Map();
-    unbans = nextUnbans;
     loadedVersion = version;
-    for (const keyId of lifted) await deps.onUnban?.(keyId);
+    for (const keyId of lifted) {
+      try {
+        await deps.onUnban?.(keyId);
+      } catch (error) {
+        // Seen as not yet lifted, and the keys reread at the next poll, so it is tried again; the others go on.
+        nextUnbans.set(keyId, unbans?.get(keyId) ?? null);
+        loadedVersion = -1;
+        logger.warn({ err: error, keyId }, 'could not lift a ban; will try again');
+      }
+    }
+    unbans = nextUnbans;
   }
 
   const refresh = (): Promise<void> => {
