@@ -31,11 +31,11 @@ describe('petstore keys', () => {
     return response.status;
   }
 
-  /** Polls until the server answers `status` for the key; returns the milliseconds it took. */
-  async function waitForStatus(key: string, status: number, limitMs: number): Promise<number> {
+  /** Polls until the server answers `status` for the key; fails after `limitMs`. */
+  async function waitForStatus(key: string, status: number, limitMs: number): Promise<void> {
     const started = Date.now();
     while (Date.now() - started < limitMs) {
-      if ((await statusWith(key)) === status) return Date.now() - started;
+      if ((await statusWith(key)) === status) return;
       await sleep(100);
     }
     assert.fail(`the server did not answer ${status} within ${limitMs} ms`);
@@ -110,14 +110,11 @@ describe('petstore keys', () => {
   test('a key created and revoked by the CLI takes effect on the running server within 5 s', async () => {
     const created = await create('--plan', 'pro');
     const key = created.key as string;
-    const admitted = await waitForStatus(key, 200, 5_000);
+    // waitForStatus fails the test when the status has not come within the limit.
+    await waitForStatus(key, 200, 5_000);
     const revoke = await runCli(['keys', 'revoke', created.id as string], env);
     assert.equal(revoke.code, 0, revoke.stderr);
-    const refused = await waitForStatus(key, 401, 5_000);
-    assert.ok(
-      admitted < 5_000 && refused < 5_000,
-      `admitted after ${admitted} ms, refused after ${refused} ms`,
-    );
+    await waitForStatus(key, 401, 5_000);
   });
 
   test('revoking an unknown id fails with exit 1', async () => {

@@ -47,10 +47,16 @@ describe('the OpenAPI document is the contract', () => {
 
   test('every operation is secured by bearerAuth and documents its error answers', () => {
     const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
-    assert.deepEqual(
-      operations.map((operation) => operation.operationId).sort(),
-      OPERATIONS.map((operation) => operation.operationId).sort(),
-    );
+    // Written out: the document is built from OPERATIONS, so comparing with it could not fail.
+    assert.deepEqual(operations.map((operation) => operation.operationId).sort(), [
+      'createCategory',
+      'createPet',
+      'getPetById',
+      'listCategories',
+      'listOrders',
+      'listPets',
+      'placeOrder',
+    ]);
     for (const operation of operations) {
       assert.deepEqual(operation.security, [{ bearerAuth: [] }], operation.operationId);
       for (const status of ['401', '500'])

@@ -39,11 +39,11 @@ function getWithHost(
   });
 }
 
-/** Polls until `host` gets `status` on `pathAndQuery`; returns the milliseconds it took. */
-async function waitForStatus(url: string, host: string, status: number, limitMs: number): Promise<number> {
+/** Polls until `host` gets `status` on `/openapi.json`; fails after `limitMs`. */
+async function waitForStatus(url: string, host: string, status: number, limitMs: number): Promise<void> {
   const started = Date.now();
   while (Date.now() - started < limitMs) {
-    if ((await getWithHost(url, host, '/openapi.json')).status === status) return Date.now() - started;
+    if ((await getWithHost(url, host, '/openapi.json')).status === status) return;
     await sleep(50);
   }
   assert.fail(`${host} did not get ${status} within ${limitMs} ms`);
@@ -137,8 +137,8 @@ describe('custom domains: Host rules', () => {
 
   test('a redirect removed from the file stops within 2 s; a bad file is logged and the domains kept', async () => {
     writeFileSync(configFile, JSON.stringify({ domains: { ...DOMAINS, redirects: [DOMAINS.redirects[0]] } }));
-    const took = await waitForStatus(server.url, 'temp.example.test', 421, 2_000);
-    assert.ok(took < 2_000);
+    // waitForStatus fails the test when the 421 has not come within 2 s.
+    await waitForStatus(server.url, 'temp.example.test', 421, 2_000);
     assert.equal((await getWithHost(server.url, 'old.example.test', '/openapi.json')).status, 301);
 
     const refusedBefore = server.logs.filter((line) => line.includes('config file refused')).length;

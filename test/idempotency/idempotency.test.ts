@@ -3,7 +3,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { FakeClock } from '../../src/clock/index.js';
 import { IDEMPOTENCY_TTL_MS } from '../../src/idempotency/index.js';
-import { assertError } from '../support/assertions.js';
+import { assertError, assertRateLimitHeaders } from '../support/assertions.js';
 import { BACKENDS } from '../support/backends.js';
 import { type JsonResponse, startTestServer, type TestServer } from '../support/server.js';
 
@@ -61,7 +61,11 @@ for (const backend of BACKENDS) {
         assert.equal(again.headers.get('content-type'), first.headers.get('content-type'));
         // The answer is new in every other way: its own request id and rate-limit headers.
         assert.notEqual(again.headers.get('x-request-id'), first.headers.get('x-request-id'));
-        assert.ok(again.headers.get('x-ratelimit-remaining'));
+        assertRateLimitHeaders(again);
+        assert.notEqual(
+          again.headers.get('x-ratelimit-remaining'),
+          first.headers.get('x-ratelimit-remaining'),
+        );
       }
       assert.equal(await categoriesNamed('Replayed'), 1);
     });
@@ -156,7 +160,9 @@ for (const backend of BACKENDS) {
         `SELECT count(*) AS n FROM idempotency_records WHERE idempotency_key = '${petKey}'`,
       );
       assert.equal(stored, 0);
-      assertError(await postWithKey('/v1/pets', pet, petKey), 400, 'validation_failed');
+      const retried = await postWithKey('/v1/pets', pet, petKey);
+      assertError(retried, 400, 'validation_failed');
+      assert.equal(retried.headers.get('idempotent-replayed'), null, 'the retry ran again, not replayed');
     });
 
     test('orders: a retried order is replayed, and the pet is claimed once', async () => {

@@ -31,7 +31,8 @@ for (const backend of BACKENDS) {
     let dogs: number;
     let cats: number;
     before(async () => {
-      server = await startTestServer({}, { backend });
+      // Before the deprecated endpoint's sunset, whatever day the suite runs.
+      server = await startTestServer({}, { backend, clock: new FakeClock('2026-12-01T10:00:00.000Z') });
       dogs = ((await server.post('/v1/categories', { name: 'Dog' })).body as { id: number }).id;
       cats = ((await server.post('/v1/categories', { name: 'Cat' })).body as { id: number }).id;
     });

@@ -9,7 +9,7 @@ import { generateKey } from '../../src/keys/index.js';
 import { MemoryRateLimitStore } from '../../src/ratelimit/index.js';
 import { assertError, assertRateLimitHeaders } from '../support/assertions.js';
 import { runCli } from '../support/process.js';
-import { request, startTestServer, type TestServer } from '../support/server.js';
+import { getStatus, request, startTestServer, type TestServer } from '../support/server.js';
 
 /** A fake clock 10 s into a minute that starts in the future, so Reset values are real future times. */
 function futureClock(): FakeClock {
@@ -180,24 +180,8 @@ describe('requests without a valid key', () => {
     // Real HTTP over keep-alive sockets: Fastify's inject() keeps per-call state and would measure itself.
     const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
     t.after(() => agent.destroy());
-    const { port } = new URL(server.url);
     const send = (token: string) =>
-      new Promise<number>((resolve, reject) => {
-        const sent = http.get(
-          {
-            host: '127.0.0.1',
-            port,
-            path: '/v1/categories',
-            agent,
-            headers: { authorization: `Bearer ${token}` },
-          },
-          (response) => {
-            response.resume();
-            response.on('end', () => resolve(response.statusCode ?? 0));
-          },
-        );
-        sent.on('error', reject);
-      });
+      getStatus(`${server.url}/v1/categories`, { authorization: `Bearer ${token}` }, agent);
     const statuses = new Map<number, number>();
     /** Sends `count` requests, 16 at a time; half well-formed keys with valid checksums, half random strings. */
     async function flood(count: number): Promise<void> {

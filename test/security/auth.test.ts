@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { FakeClock } from '../../src/clock/index.js';
 import { assertError, assertRateLimitHeaders } from '../support/assertions.js';
 import { BACKENDS } from '../support/backends.js';
 import { type ProtectedRoute, protectedRoutes, securitySuite } from '../support/security.js';
@@ -13,7 +14,12 @@ for (const backend of BACKENDS) {
       // The suite sends more requests without a valid key than the default anonymous limit admits a minute.
       server = await startTestServer(
         {},
-        { backend, configFile: { anonymous: { perMinute: 10_000, perDay: 100_000 } } },
+        {
+          backend,
+          configFile: { anonymous: { perMinute: 10_000, perDay: 100_000 } },
+          // Before the deprecated endpoint's sunset, whatever day the suite runs.
+          clock: new FakeClock('2026-12-01T10:00:00.000Z'),
+        },
       );
       routes = await protectedRoutes(server);
     });
