@@ -86,7 +86,7 @@ export function rateLimitPolicy(file: ConfigFile): RateLimitPolicy {
 }
 
 /** DESIGN.md section 5: `GET /pets/{petId}` deprecated on 2026-11-01, sunset on 2027-06-30. */
-export const DEFAULT_DEPRECATION = { deprecatedAt: '2026-11-01', sunsetAt: '2027-06-30' };
+const DEFAULT_DEPRECATION = { deprecatedAt: '2026-11-01', sunsetAt: '2027-06-30' };
 
 export interface Deprecation {
   deprecatedAt: Date;

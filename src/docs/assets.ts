@@ -22,14 +22,20 @@ export function staticAsset(content: string): StaticAsset {
   return { body, digest: createHash('sha256').update(body).digest('hex').slice(0, 16) };
 }
 
+/** Read once per process: the installed package does not change while it runs. */
+let redocBundle: StaticAsset | undefined;
+
 /**
- * Redoc's standalone bundle from the installed `redoc` package, read once, made to ask for nothing outside
+ * Redoc's standalone bundle from the installed `redoc` package, read once per process, made to ask for nothing outside
  * this server: the page must work in a browser that can reach nothing else.
  */
 export function loadRedocBundle(): StaticAsset {
-  const file = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
-  const bundle = readFileSync(file, 'utf8')
-    .replace(SOURCE_MAP_COMMENT, '\n')
-    .replaceAll(CDN_LOGO, EMPTY_IMAGE);
-  return staticAsset(bundle);
+  if (redocBundle === undefined) {
+    const file = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+    const bundle = readFileSync(file, 'utf8')
+      .replace(SOURCE_MAP_COMMENT, '\n')
+      .replaceAll(CDN_LOGO, EMPTY_IMAGE);
+    redocBundle = staticAsset(bundle);
+  }
+  return redocBundle;
 }

@@ -32,7 +32,6 @@ export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
     reply
       .headers({
         'content-security-policy': DOCS_CSP,
-        'x-content-type-options': 'nosniff',
         'referrer-policy': 'no-referrer',
         'cache-control': 'no-cache',
       })
@@ -45,11 +44,11 @@ export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
   ] as const) {
     app.get(path, async (request, reply) =>
       reply
-        .headers({
-          'x-content-type-options': 'nosniff',
-          // Only the versioned URL is forever: the bare path names whichever bytes are installed now.
-          'cache-control': (request.query as { v?: unknown }).v === asset.digest ? IMMUTABLE : 'no-cache',
-        })
+        // Only the versioned URL is forever: the bare path names whichever bytes are installed now.
+        .header(
+          'cache-control',
+          (request.query as { v?: unknown }).v === asset.digest ? IMMUTABLE : 'no-cache',
+        )
         .type(JAVASCRIPT)
         .send(asset.body),
     );

@@ -1,7 +1,7 @@
 export { handleClientError, handleError, notFound, registerErrorHandling, sendError } from './errors.js';
 export { ifNoneMatchMatches, JSON_CONTENT_TYPE } from './headers.js';
 export { BODY_LIMIT, registerJsonBodyParser } from './json-body.js';
-export { isLocalRequest, isLoopbackAddress } from './local.js';
+export { isLocalRequest } from './local.js';
 export { newRequestId, requestIdFor } from './request-id.js';
 export {
   type OperationHandler,

@@ -65,14 +65,13 @@ export function registerOperations(app: FastifyInstance, handlers: OperationHand
     });
   }
   for (const [url, allowed] of methodsByPath) {
-    const allow = ALL_METHODS.filter(
+    // HEAD comes with GET (exposeHeadRoutes).
+    const served = ALL_METHODS.filter(
       (method) => allowed.includes(method) || (method === 'HEAD' && allowed.includes('GET')),
-    ).join(', ');
+    );
+    const allow = served.join(', ');
     app.route({
-      // HEAD comes with GET (exposeHeadRoutes).
-      method: ALL_METHODS.filter(
-        (method) => !allowed.includes(method) && !(method === 'HEAD' && allowed.includes('GET')),
-      ),
+      method: ALL_METHODS.filter((method) => !served.includes(method)),
       url,
       config: { methodNotAllowed: true } satisfies RouteConfig,
       handler: async (request) => {

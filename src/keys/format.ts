@@ -1,5 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import type { Environment } from '../storage/index.js';
 
 /**
  * API key format: `ps_<env>_<26 random base62 chars><6 base62 chars of CRC32>`, for example
@@ -16,10 +17,6 @@ export const KEY_PATTERN = /^ps_(live|test)_[0-9A-Za-z]{32}$/;
 /** The published pattern, for leak scanners (same as `KEY_PATTERN`, without anchors). */
 export const KEY_PATTERN_SOURCE = 'ps_(live|test)_[0-9A-Za-z]{32}';
 
-import type { Environment } from '../storage/index.js';
-
-export type KeyEnvironment = Environment;
-
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_CHARS = 26;
 const CHECKSUM_CHARS = 6; // 62^6 > 2^32
@@ -27,7 +24,7 @@ const PREFIX_CHARS = 8; // 'ps_live_'
 /** Characters of a key shown by `keys list` and in logs: the prefix and 4 random characters. */
 const DISPLAY_CHARS = PREFIX_CHARS + 4;
 
-const ENV_TAG: Record<KeyEnvironment, string> = { production: 'live', staging: 'test' };
+const ENV_TAG: Record<Environment, string> = { production: 'live', staging: 'test' };
 
 /** `length` characters drawn uniformly from the base62 alphabet by the CSPRNG. */
 export function randomBase62(length: number): string {
@@ -57,13 +54,13 @@ function checksum(body: string): string {
 }
 
 /** Makes a new key for an environment. The caller shows it once and stores only its digest. */
-export function generateKey(env: KeyEnvironment): string {
+export function generateKey(env: Environment): string {
   const body = `ps_${ENV_TAG[env]}_${randomBase62(RANDOM_CHARS)}`;
   return body + checksum(body);
 }
 
 /** The environment a well-formed key with a correct checksum belongs to, or undefined. No I/O. */
-export function keyEnvironment(token: string): KeyEnvironment | undefined {
+export function keyEnvironment(token: string): Environment | undefined {
   if (token.length !== PREFIX_CHARS + RANDOM_CHARS + CHECKSUM_CHARS || !KEY_PATTERN.test(token))
     return undefined;
   const split = token.length - CHECKSUM_CHARS;

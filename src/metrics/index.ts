@@ -11,14 +11,18 @@ export class Counter {
   ) {}
 
   inc(labels: Record<string, string> = {}): void {
-    const key = this.labelNames.map((label) => `${label}="${escapeLabel(labels[label] ?? '')}"`).join(',');
+    const key = this.#key(labels);
     this.#values.set(key, (this.#values.get(key) ?? 0) + 1);
   }
 
   /** The count for these labels (0 if never incremented). */
   get(labels: Record<string, string> = {}): number {
-    const key = this.labelNames.map((label) => `${label}="${escapeLabel(labels[label] ?? '')}"`).join(',');
-    return this.#values.get(key) ?? 0;
+    return this.#values.get(this.#key(labels)) ?? 0;
+  }
+
+  /** The labels as they are rendered, which also keys the count. */
+  #key(labels: Record<string, string>): string {
+    return this.labelNames.map((label) => `${label}="${escapeLabel(labels[label] ?? '')}"`).join(',');
   }
 
   render(): string {

@@ -7,14 +7,13 @@ import { RedisRateLimitStore } from './redis-store.js';
 import type { RateLimitStore } from './store.js';
 
 export { FailoverRateLimitStore } from './failover-store.js';
-export { bindingWindow, policyHeader, rateLimitHeaders, retryAfterSeconds } from './headers.js';
+export { rateLimitHeaders, retryAfterSeconds } from './headers.js';
 export { registerRateLimit } from './hook.js';
 export { createRateLimiter, type RateLimiter } from './limiter.js';
 export { MemoryRateLimitStore } from './memory-store.js';
-export { type BanPolicy, DEFAULT_POLICY, type Limits, limitsFor, type RateLimitPolicy } from './policy.js';
+export { type BanPolicy, DEFAULT_POLICY, type Limits, type RateLimitPolicy } from './policy.js';
 export { RedisRateLimitStore } from './redis-store.js';
 export type { Decision, RateLimitStore, WindowState } from './store.js';
-export { DAY_MS, MINUTE_MS, secondsUntil, windowStart } from './windows.js';
 
 /** The store the configuration names: this process's memory, or Redis behind the failure policy. */
 export function createRateLimitStore(

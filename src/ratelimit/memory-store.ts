@@ -1,5 +1,5 @@
 import type { BanPolicy, Limits } from './policy.js';
-import type { Decision, RateLimitStore, WindowState } from './store.js';
+import { type Decision, type RateLimitStore, windowState } from './store.js';
 import { DAY_MS, MINUTE_MS, windowStart } from './windows.js';
 
 interface Entry {
@@ -11,10 +11,6 @@ interface Entry {
   dayCount: number;
   dayRefused: number;
   bannedUntil: number;
-}
-
-function state(limit: number, used: number, resetAt: number): WindowState {
-  return { limit, remaining: Math.max(0, limit - used), resetAt };
 }
 
 /**
@@ -72,8 +68,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (entry.bannedUntil > now) {
       return {
         kind: 'banned',
-        minute: state(limits.perMinute, entry.minuteCount, minuteEnd),
-        day: state(limits.perDay, entry.dayCount, dayEnd),
+        minute: windowState(limits.perMinute, entry.minuteCount, minuteEnd),
+        day: windowState(limits.perDay, entry.dayCount, dayEnd),
         until: entry.bannedUntil,
         now,
       };
@@ -86,8 +82,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
       entry.dayCount += 1;
       return {
         kind: 'allowed',
-        minute: state(limits.perMinute, entry.minuteCount, minuteEnd),
-        day: state(limits.perDay, entry.dayCount, dayEnd),
+        minute: windowState(limits.perMinute, entry.minuteCount, minuteEnd),
+        day: windowState(limits.perDay, entry.dayCount, dayEnd),
         now,
       };
     }
@@ -103,8 +99,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
     }
     return {
       kind: 'limited',
-      minute: state(limits.perMinute, entry.minuteCount, minuteEnd),
-      day: state(limits.perDay, entry.dayCount, dayEnd),
+      minute: windowState(limits.perMinute, entry.minuteCount, minuteEnd),
+      day: windowState(limits.perDay, entry.dayCount, dayEnd),
       retryAt: dayFull ? dayEnd : minuteEnd,
       banStarted,
       now,

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { BanPolicy, Limits } from './policy.js';
-import type { Decision, RateLimitStore, WindowState } from './store.js';
+import { type Decision, type RateLimitStore, type WindowState, windowState } from './store.js';
 
 /**
  * One request, atomically, on Redis's clock (`TIME`), so instances whose clocks disagree still share exact
@@ -74,10 +74,6 @@ interface RedisWithScripts extends Redis {
   petstoreUnban(prefix: string): Promise<number>;
 }
 
-function state(limit: number, used: number, resetAt: number): WindowState {
-  return { limit, remaining: Math.max(0, limit - used), resetAt };
-}
-
 /** A ban this instance already knows of: refused without a round trip until it ends. */
 interface KnownBan {
   until: number;
@@ -129,8 +125,8 @@ export class RedisRateLimitStore implements RateLimitStore {
         ban?.durationMs ?? 0,
       );
     this.#offset = now - Date.now();
-    const minute = state(limits.perMinute, minuteCount, minuteEnd);
-    const day = state(limits.perDay, dayCount, dayEnd);
+    const minute = windowState(limits.perMinute, minuteCount, minuteEnd);
+    const day = windowState(limits.perDay, dayCount, dayEnd);
     if (kind === 1) return { kind: 'allowed', minute, day, now };
     if (kind === 3) {
       this.#bans.set(subject, { until: at, minute, day });

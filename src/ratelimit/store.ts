@@ -9,6 +9,11 @@ export interface WindowState {
   resetAt: number;
 }
 
+/** A window's state after `used` requests were counted in it. */
+export function windowState(limit: number, used: number, resetAt: number): WindowState {
+  return { limit, remaining: Math.max(0, limit - used), resetAt };
+}
+
 /** `now`: the store's time when it decided (Redis's own clock in Redis), for the headers' arithmetic. */
 export type Decision =
   | { kind: 'allowed'; minute: WindowState; day: WindowState; now: number }

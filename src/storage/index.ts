@@ -18,7 +18,6 @@ export {
   type PetRepository,
   type Plan,
   type Storage,
-  type StoredAnswer,
 } from './types.js';
 
 /** Opens the storage the configuration names. */

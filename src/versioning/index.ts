@@ -1,2 +1,1 @@
-export { deprecationHeaders, isPastSunset } from './headers.js';
 export { registerDeprecation } from './hooks.js';
