@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Order, OrderStatus, Pet, PetStatus } from '../../contract/index.js';
 import { type ApiKeyRow, apiKeyColumns, toApiKeyRecord } from '../api-key-rows.js';
+import { type CategoryRow, toCategory } from '../category-rows.js';
 import type {
   ApiKeyRepository,
   CategoryRepository,
@@ -64,14 +65,10 @@ function categories(pool: pg.Pool): CategoryRepository {
   const notify = createNotifier(pool);
   return {
     async list() {
-      const { rows } = await pool.query<{ id: number; name: string; description: string | null }>(
+      const { rows } = await pool.query<CategoryRow>(
         'SELECT id, name, description FROM categories ORDER BY id',
       );
-      return rows.map((row) =>
-        row.description === null
-          ? { id: row.id, name: row.name }
-          : { id: row.id, name: row.name, description: row.description },
-      );
+      return rows.map(toCategory);
     },
     async create(input, idempotent) {
       const category = await createOnce(
@@ -83,9 +80,7 @@ function categories(pool: pg.Pool): CategoryRepository {
             [input.name, input.description ?? null],
           );
           const id = (rows[0] as { id: number }).id;
-          return input.description === undefined
-            ? { id, name: input.name }
-            : { id, name: input.name, description: input.description };
+          return toCategory({ id, name: input.name, description: input.description ?? null });
         },
         (created) => created,
       );

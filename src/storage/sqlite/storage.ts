@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { type ApiKeyRow, apiKeyColumns, toApiKeyRecord } from '../api-key-rows.js';
+import { type CategoryRow, toCategory } from '../category-rows.js';
 import type { ApiKeyRepository, CategoryRepository, Storage } from '../types.js';
 import { sqliteDomains } from './domains.js';
 import { type RecordAnswer, sqliteIdempotency } from './idempotency.js';
@@ -37,12 +38,6 @@ export function openSqliteDatabase(file: string): { db: Database; applied: numbe
   }
 }
 
-interface CategoryRow {
-  id: number;
-  name: string;
-  description: string | null;
-}
-
 function sqliteCategories(db: Database, writes: WriteQueue, recordAnswer: RecordAnswer): CategoryRepository {
   const select = db.prepare<[], CategoryRow>('SELECT id, name, description FROM categories ORDER BY id');
   const insert = db.prepare<[string, string | null], { id: number }>(
@@ -50,21 +45,12 @@ function sqliteCategories(db: Database, writes: WriteQueue, recordAnswer: Record
   );
   return {
     async list() {
-      return select
-        .all()
-        .map((row) =>
-          row.description === null
-            ? { id: row.id, name: row.name }
-            : { id: row.id, name: row.name, description: row.description },
-        );
+      return select.all().map(toCategory);
     },
     create(input, idempotent) {
       return writes.run(() => {
         const { id } = insert.get(input.name, input.description ?? null) as { id: number };
-        const category =
-          input.description === undefined
-            ? { id, name: input.name }
-            : { id, name: input.name, description: input.description };
+        const category = toCategory({ id, name: input.name, description: input.description ?? null });
         recordAnswer(idempotent, category);
         return category;
       });
