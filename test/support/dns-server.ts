@@ -17,6 +17,8 @@ export interface TestDnsServer {
   /** `127.0.0.1:<port>`, for `--resolver` and `Resolver.setServers`. */
   address: string;
   zone: Zone;
+  /** Resolves once the server has answered a question about `name`. */
+  asked(name: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -66,7 +68,15 @@ function recordsAt(zone: Zone, name: string, type: number): Record<string, unkno
  * is NXDOMAIN.
  */
 export async function startDnsServer(zone: Zone = new Map()): Promise<TestDnsServer> {
+  const askedNames = new Set<string>();
+  const waiting = new Map<string, (() => void)[]>();
   const server = createUDPServer((request, send) => {
+    for (const question of request.questions) {
+      const name = question.name.toLowerCase().replace(/\.$/, '');
+      askedNames.add(name);
+      for (const wake of waiting.get(name) ?? []) wake();
+      waiting.delete(name);
+    }
     const response = Packet.createResponseFromRequest(request);
     response.header.aa = 1;
     response.header.ra = 1;
@@ -98,6 +108,10 @@ export async function startDnsServer(zone: Zone = new Map()): Promise<TestDnsSer
   return {
     address: `127.0.0.1:${port}`,
     zone,
+    asked: (name) =>
+      askedNames.has(name)
+        ? Promise.resolve()
+        : new Promise((resolve) => waiting.set(name, [...(waiting.get(name) ?? []), resolve])),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
