@@ -1,5 +1,5 @@
 import type { CaaRecord, SoaRecord } from 'node:dns';
-import { setTimeout as sleepFor } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeDomain } from './config.js';
 
 /** The DNS queries verification makes; node's `dns.promises.Resolver` answers them all. */
@@ -244,7 +244,7 @@ export async function verifyDomain(
 }
 
 /** Retry timing of `--wait`: 2 s, doubling, at most 30 s between attempts. */
-export const WAIT_BACKOFF = { firstMs: 2_000, maxMs: 30_000 } as const;
+const WAIT_BACKOFF = { firstMs: 2_000, maxMs: 30_000 } as const;
 
 /**
  * Runs `attempt` until it verifies or `limitMs` has passed, waiting 2 s, 4 s, 8 s … (at most 30 s) between
@@ -255,17 +255,13 @@ export async function verifyWithRetries(
   options: {
     limitMs: number;
     onRetry?: (last: Verification, delayMs: number) => void;
-    sleep?: (ms: number) => Promise<unknown>;
-    now?: () => number;
   },
 ): Promise<Verification> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => sleepFor(ms));
-  const deadline = now() + options.limitMs;
+  const deadline = Date.now() + options.limitMs;
   let delay: number = WAIT_BACKOFF.firstMs;
   for (;;) {
     const result = await attempt();
-    const left = deadline - now();
+    const left = deadline - Date.now();
     if (result.verified || left <= 0) return result;
     const wait = Math.min(delay, left);
     options.onRetry?.(result, wait);
