@@ -4,6 +4,7 @@ export { BODY_LIMIT, registerJsonBodyParser } from './json-body.js';
 export { isLocalRequest } from './local.js';
 export { newRequestId, requestIdFor } from './request-id.js';
 export {
+  hookList,
   type OperationHandler,
   type OperationHandlers,
   type RouteConfig,

@@ -25,6 +25,11 @@ export interface RouteConfig {
   deprecated?: boolean;
 }
 
+/** A route's hooks of one kind as a list: Fastify takes one function, a list of them, or none. */
+export function hookList<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+}
+
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** `/pets/{petId}` (OpenAPI) to `/pets/:petId` (Fastify). */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, preValidationHookHandler } from 'fastify';
-import { type RouteConfig, sendError } from '../http/index.js';
+import { hookList, type RouteConfig, sendError } from '../http/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -50,7 +50,6 @@ export function registerIdempotencyKey(app: FastifyInstance): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     // The 405 answers of a path that takes no POST are not POST routes of the contract.
     if (!methods.includes('POST') || (route.config as RouteConfig | undefined)?.methodNotAllowed) return;
-    const existing = route.preValidation ?? [];
-    route.preValidation = [readIdempotencyKey, ...(Array.isArray(existing) ? existing : [existing])];
+    route.preValidation = [readIdempotencyKey, ...hookList(route.preValidation)];
   });
 }

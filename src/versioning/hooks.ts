@@ -2,14 +2,9 @@ import type { FastifyInstance, onSendHookHandler, preValidationHookHandler } fro
 import type { Clock } from '../clock/index.js';
 import type { Deprecation } from '../config/index.js';
 import { ApiError } from '../errors/index.js';
-import type { RouteConfig } from '../http/index.js';
+import { hookList, type RouteConfig } from '../http/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { deprecationHeaders, isPastSunset } from './headers.js';
-
-/** Hooks may be one function or a list of them; a route's own hooks are kept. */
-function withHook<T>(existing: T | T[] | undefined, hook: T): T[] {
-  return [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
-}
 
 /**
  * Deprecated operations, wired as each of their routes is registered, so no other route pays a thing:
@@ -47,7 +42,7 @@ export function registerDeprecation(
       request.log.info({ operation, keyId, reqId: request.id }, 'deprecated endpoint called');
       done();
     };
-    route.onSend = withHook(route.onSend, addHeaders);
-    route.preValidation = withHook(route.preValidation, sunsetOrCount);
+    route.onSend = [...hookList(route.onSend), addHeaders];
+    route.preValidation = [...hookList(route.preValidation), sunsetOrCount];
   });
 }
