@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
 import { BACKENDS } from '../support/backends.js';
+import { freePort } from '../support/process.js';
 import { request, startTestServer, type TestServer, tempDir } from '../support/server.js';
 
 const ASK = '/internal/tls/ask';
@@ -111,17 +112,6 @@ describe('TLS ask check from another machine', () => {
 });
 
 const CADDY = '/usr/bin/caddy';
-
-/** A free TCP port on 127.0.0.1 (closed again at once; the caller binds it next). */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as net.AddressInfo;
-  probe.close();
-  await once(probe, 'close');
-  return port;
-}
 
 /** A TLS handshake to Caddy with an SNI name; resolves with the certificate's subject alternative names. */
 function handshake(port: number, servername: string): Promise<string> {

@@ -2,25 +2,16 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import net from 'node:net';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { BACKENDS, backendEnvironment } from '../support/backends.js';
-import { createUnlimitedKey, type ServerProcess, spawnServer } from '../support/process.js';
+import { createUnlimitedKey, freePort, type ServerProcess, spawnServer } from '../support/process.js';
 import { getStatus, request } from '../support/server.js';
 
 const POSTGRES_REDIS = BACKENDS.find(
   (backend) => backend.storage === 'postgres',
 ) as (typeof BACKENDS)[number];
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  return port;
-}
 
 /** A Redis of the test's own, on its own port, so stopping it disturbs nothing else on the machine. */
 async function startRedis(port: number): Promise<ChildProcess> {
