@@ -72,7 +72,12 @@ function buildUrl(baseUrl: string, call: Call): string {
   return `${baseUrl}${call.path}${query === '' ? '' : `?${query}`}`;
 }
 
-function buildHeaders(settings: TransportSettings, call: Call): Record<string, string> {
+/**
+ * Built as `Headers`, which checks every value: a caller's invalid key (a line break, a character beyond
+ * Latin-1) throws its TypeError here, once, instead of inside `fetch`, where it would pass for a network
+ * failure and be retried.
+ */
+function buildHeaders(settings: TransportSettings, call: Call): Headers {
   const headers: Record<string, string> = {
     authorization: `Bearer ${settings.apiKey}`,
     accept: 'application/json',
@@ -81,7 +86,7 @@ function buildHeaders(settings: TransportSettings, call: Call): Record<string, s
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   if (call.method === 'POST')
     headers['idempotency-key'] = call.options?.idempotencyKey ?? globalThis.crypto.randomUUID();
-  return headers;
+  return new Headers(headers);
 }
 
 type Outcome<T> =

@@ -436,6 +436,15 @@ describe('what is retried', () => {
     );
   });
 
+  it('throws an Idempotency-Key that cannot be a header value at once, sending nothing', async () => {
+    for (const idempotencyKey of ['line\nbreak', '\u2603']) {
+      const { client, requests, delays } = setup([json(201, CATEGORY)]);
+      await assert.rejects(client.createCategory({ name: 'Dog' }, { idempotencyKey }), TypeError);
+      assert.equal(requests.length, 0);
+      assert.deepEqual(delays, []);
+    }
+  });
+
   it('makes exactly 1 + maxRetries attempts and throws the last error', async () => {
     for (const maxRetries of [0, 1, 2, 4]) {
       const steps = Array.from({ length: maxRetries + 2 }, (_, index) =>
