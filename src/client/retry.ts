@@ -46,7 +46,7 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
  * refused request), an `Idempotency-Key` still in flight, and transient server failures. Every other 4xx
  * would fail the same way again. POSTs are safe to repeat because they keep their idempotency key.
  */
-export function isRetryable(error: PetstoreError): boolean {
+function isRetryable(error: PetstoreError): boolean {
   switch (error.status) {
     case 0:
       return error.code === 'connection_error';

@@ -3,6 +3,8 @@ export { type ErrorStatus, OPERATIONS, type Operation, type OperationId } from '
 export {
   Category,
   DESCRIPTION_MAX,
+  IDEMPOTENCY_KEY_MAX,
+  IDEMPOTENCY_KEY_PATTERN,
   NAME_MAX,
   NewCategory,
   NewOrder,

@@ -1,7 +1,7 @@
 import { ERROR_CODES, ERROR_MEANING, ERROR_STATUS } from '../errors/index.js';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import { COMMON_ERRORS, type ErrorStatus, OPERATIONS, type Operation } from './operations.js';
-import { PARAMETER_SCHEMAS, SCHEMAS } from './schemas.js';
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN, PARAMETER_SCHEMAS, SCHEMAS } from './schemas.js';
 
 /** The version of the API description (spec section 9). */
 export const API_VERSION = '1.0.0';
@@ -301,7 +301,12 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
             'request: 422 `idempotency_key_reused`; while the first is still in progress: 409 ' +
             '`idempotency_key_in_use` with `Retry-After: 1`. Errors create nothing and are not stored. A value ' +
             'sent as a structured-field string (`"…"`) is taken without its quotes.',
-          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+          schema: {
+            type: 'string',
+            minLength: 1,
+            maxLength: IDEMPOTENCY_KEY_MAX,
+            pattern: IDEMPOTENCY_KEY_PATTERN,
+          },
         },
       },
       headers: {

@@ -5,6 +5,9 @@ import { ERROR_CODES } from '../errors/index.js';
 export const NAME_MAX = 100;
 /** Category description: at most 1000 characters. */
 export const DESCRIPTION_MAX = 1000;
+/** `Idempotency-Key`: 1 to 255 printable ASCII characters, space included, as a header carries them unambiguously. */
+export const IDEMPOTENCY_KEY_MAX = 255;
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7E]+$';
 
 export const NewCategory = Type.Object(
   {

@@ -1,1 +1,1 @@
-export { type DocsOptions, registerDocs } from './routes.js';
+export { registerDocs } from './routes.js';

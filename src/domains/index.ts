@@ -5,7 +5,6 @@ export {
   isDomainName,
   normalizeDomain,
   parseDomains,
-  type Redirect,
 } from './config.js';
 export { hostOf, ownHosts } from './hosts.js';
 export { registerDomains } from './register.js';

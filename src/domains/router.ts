@@ -4,7 +4,7 @@ import type { DomainsConfig } from './config.js';
 import { hostOf } from './hosts.js';
 
 /** The published reference: the paths a custom domain exists for. */
-export function isReferencePath(path: string): boolean {
+function isReferencePath(path: string): boolean {
   return path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 
 /** Whether an address is this machine's loopback (IPv4, IPv6, or IPv4 mapped into IPv6). */
-export function isLoopbackAddress(address: string | undefined): boolean {
+function isLoopbackAddress(address: string | undefined): boolean {
   return (
     address !== undefined &&
     (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))

@@ -1,4 +1,5 @@
 import type { FastifyInstance, preValidationHookHandler } from 'fastify';
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN } from '../contract/index.js';
 import { hookList, type RouteConfig, sendError } from '../http/index.js';
 
 declare module 'fastify' {
@@ -8,16 +9,13 @@ declare module 'fastify' {
   }
 }
 
-export const IDEMPOTENCY_KEY_MAX = 255;
-
-/** Printable ASCII, space included: what a header value can carry unambiguously. */
-const PRINTABLE = /^[\x20-\x7e]+$/;
+const PRINTABLE = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 /**
  * The key of an `Idempotency-Key` header value, or undefined when it is not one: 1 to 255 printable ASCII
  * characters. The IETF draft sends the key as a structured-field string (`"…"`); the quotes are not part of it.
  */
-export function parseIdempotencyKey(value: string): string | undefined {
+function parseIdempotencyKey(value: string): string | undefined {
   const key = value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
   return key.length >= 1 && key.length <= IDEMPOTENCY_KEY_MAX && PRINTABLE.test(key) ? key : undefined;
 }
