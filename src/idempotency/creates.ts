@@ -28,9 +28,18 @@ export interface IdempotentCreates {
   ): Promise<FastifyReply>;
 }
 
-/** What tells a retry from a reuse of its key: the operation and the parsed body. */
+/** JSON with the keys of every object sorted: `{"a":1,"b":2}` and `{"b":2,"a":1}` are one request. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, nested: unknown) =>
+    nested !== null && typeof nested === 'object' && !Array.isArray(nested)
+      ? Object.fromEntries(Object.entries(nested).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : nested,
+  );
+}
+
+/** What tells a retry from a reuse of its key: the operation and the parsed body, whatever its key order. */
 function requestDigest(request: FastifyRequest): string {
-  const text = `${request.method} ${request.routeOptions.url}\n${JSON.stringify(request.body)}`;
+  const text = `${request.method} ${request.routeOptions.url}\n${canonicalJson(request.body)}`;
   return hash('sha256', text, 'base64url');
 }
 

@@ -70,20 +70,25 @@ for (const backend of BACKENDS) {
       assert.equal(await categoriesNamed('Replayed'), 1);
     });
 
-    test('the same body formatted differently is the same request', async () => {
+    test('the same body formatted differently, or with its fields in another order, is the same request', async () => {
       const key = freshKey();
-      const first = await postWithKey('/v1/categories', { name: 'Spacing' }, key);
-      const again = await server.call('/v1/categories', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'idempotency-key': key,
-          authorization: `Bearer ${apiKey}`,
-        },
-        body: '{ "name" :  "Spacing" }',
-      });
-      assert.equal(again.status, 201);
-      assert.equal(again.text, first.text);
+      const first = await postWithKey('/v1/categories', { name: 'Spacing', description: 'two fields' }, key);
+      for (const body of [
+        '{ "name" :  "Spacing",\n "description": "two fields" }',
+        '{"description":"two fields","name":"Spacing"}',
+      ]) {
+        const again = await server.call('/v1/categories', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'idempotency-key': key,
+            authorization: `Bearer ${apiKey}`,
+          },
+          body,
+        });
+        assert.equal(again.status, 201, body);
+        assert.equal(again.text, first.text);
+      }
       assert.equal(await categoriesNamed('Spacing'), 1);
     });
 
