@@ -1,15 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { NewCategory } from '../contract/index.js';
-import { ifNoneMatchMatches, JSON_CONTENT_TYPE, type OperationHandlers } from '../http/index.js';
+import { ifNoneMatchMatches, type OperationHandlers, sendPrepared } from '../http/index.js';
 import type { IdempotentCreates } from '../idempotency/index.js';
 import type { CategoryList, CategoryService } from './service.js';
 
 /** Sends the list, or 304 when the client's validator matches: a 304 costs no bytes. */
 function sendList(request: FastifyRequest, reply: FastifyReply, list: CategoryList): undefined {
-  reply.header('etag', list.etag);
-  if (ifNoneMatchMatches(request.headers['if-none-match'], list.etag)) reply.code(304).send();
-  else reply.type(JSON_CONTENT_TYPE).send(list.body);
-  return undefined;
+  if (ifNoneMatchMatches(request.headers['if-none-match'], list.etag)) {
+    reply.header('etag', list.etag).code(304).send();
+    return undefined;
+  }
+  return sendPrepared(request, reply, list.body, list.headers);
 }
 
 /** The handlers of `listCategories` and `createCategory`. */

@@ -1,11 +1,14 @@
 import { hash } from 'node:crypto';
 import type { Category, NewCategory } from '../contract/index.js';
+import { JSON_CONTENT_TYPE } from '../http/index.js';
 import type { IdempotentWrite, Storage } from '../storage/index.js';
 
 /** The category list as it is sent: serialized once per change, with its strong validator. */
 export interface CategoryList {
   readonly body: Buffer;
   readonly etag: string;
+  /** The headers of a 200 that sends the list: its type and validator, built once with it. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export interface CategoryService {
@@ -22,7 +25,8 @@ export interface CategoryService {
 function serialize(categories: Category[]): CategoryList {
   const body = Buffer.from(JSON.stringify(categories));
   // A digest of the bytes, computed once per change: equal lists give equal ETags on every instance.
-  return { body, etag: `"${hash('sha256', body, 'base64url').slice(0, 32)}"` };
+  const etag = `"${hash('sha256', body, 'base64url').slice(0, 32)}"`;
+  return { body, etag, headers: { 'content-type': JSON_CONTENT_TYPE, etag } };
 }
 
 /**

@@ -11,4 +11,5 @@ export {
   registerOperations,
   toRoutePath,
 } from './routes.js';
+export { sendPrepared } from './send.js';
 export { registerValidators } from './validation.js';

@@ -75,6 +75,33 @@ for (const backend of BACKENDS) {
       );
     });
 
+    test('the list written straight to the socket carries the headers of HEAD, answered by Fastify', async () => {
+      // GET skips Fastify's send path (sendPrepared); HEAD takes it, with every onSend hook of the route.
+      await server.post(CATEGORIES, { name: 'Hamster' });
+      const get = await server.call(CATEGORIES);
+      const head = await server.call(CATEGORIES, { method: 'HEAD' });
+      assert.equal(get.status, 200);
+      assert.equal(head.status, 200);
+      assert.equal(head.text, '');
+      assert.equal(get.headers.get('content-length'), String(Buffer.byteLength(get.text)));
+      assert.equal((get.body as { name: string }[]).at(-1)?.name, 'Hamster');
+      // Node writes Connection and Keep-Alive itself, and fetch asks to close after a HEAD.
+      const ours = (headers: Headers) =>
+        [...headers].filter(([name]) => name !== 'connection' && name !== 'keep-alive');
+      const names = (headers: Headers) => ours(headers).map(([name]) => name);
+      assert.deepEqual(names(get.headers), names(head.headers));
+      // Values that differ from one request to the next (the minute's counter and its reset among them).
+      const varying = new Set([
+        'date',
+        'x-request-id',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'ratelimit',
+      ]);
+      const fixed = (headers: Headers) => ours(headers).filter(([name]) => !varying.has(name));
+      assert.deepEqual(fixed(get.headers), fixed(head.headers));
+    });
+
     test('API answers carry the security headers and a request id', async () => {
       const response = await server.call(CATEGORIES, { headers: { 'x-request-id': 'client-chosen-42' } });
       assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
