@@ -157,9 +157,11 @@ async function createRun(
  * 15 s) stays 20 to 30% slower for the rest of its life, a bare node:http server as much as the service
  * (anchor.ts given 100 requests, then 70 s idle: 50,000 req/s, against 62,600 for one loaded at once). In
  * the service's profile, `process.nextTick`'s tick object is then built by the runtime's slow path on every
- * call. A server first loaded right after it starts keeps its speed through later idle spells. Without
- * this, the seeded service idled through the anchors' runs and the ratio compared two V8 states, not two
- * servers (0.53 then, 0.69 with this, same build and machine).
+ * call. A server first loaded right after it starts kept its speed through later idle spells here, though
+ * a fresh process can still land in the slow state (2 of 12 fresh starts of the service, 34,000 against
+ * 45,000 req/s); its CPU time per request in the round lines tells which state a run met. Without this,
+ * the seeded service idled through the anchors' runs and the ratio compared two V8 states, not two servers
+ * (0.53 then, 0.69 with this, same build and machine).
  */
 async function firstLoad(settings: Settings, target: Target): Promise<Target> {
   await warmUp(settings, target, { script: 'get' });
