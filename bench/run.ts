@@ -160,8 +160,8 @@ async function createRun(
  * call. A server first loaded right after it starts kept its speed through later idle spells here, though
  * a fresh process can still land in the slow state (2 of 12 fresh starts of the service, 34,000 against
  * 45,000 req/s); its CPU time per request in the round lines tells which state a run met. Without this,
- * the seeded service idled through the anchors' runs and the ratio compared two V8 states, not two servers
- * (0.53 then, 0.69 with this, same build and machine).
+ * the seeded service would idle through the anchors' runs and the ratio would compare two V8 states, not
+ * two servers.
  */
 async function firstLoad(settings: Settings, target: Target): Promise<Target> {
   await warmUp(settings, target, { script: 'get' });
