@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type AppDeps, buildApp } from './app.js';
+import { keepTickShape } from './tick-shape.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
 
 export interface RunningServer {
@@ -13,6 +14,8 @@ export interface RunningServer {
 
 /** Builds the app and listens on the configured host and port (0 picks a free port). */
 export async function startServer(deps: AppDeps): Promise<RunningServer> {
+  // Before the first request: an instance that idles must not lose a fifth of its speed (tick-shape.ts).
+  await keepTickShape();
   const app = await buildApp(deps);
   // Node counts a connection that has not sent a byte as busy (so the headers timeout covers it), which
   // keeps it out of closeIdleConnections(); the drain closes such connections itself. No 'data' listener:
