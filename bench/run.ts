@@ -6,7 +6,8 @@
  * unlimited enterprise key created with the CLI, as a client would. Rounds in which other processes took
  * more than 10% of a CPU are left out of the medians (the machine may be shared), and server CPU time per
  * request is reported beside requests/s because other processes barely move it. Every server is loaded
- * once as soon as it starts, so that none meets its first load after an idle spell (see firstLoad).
+ * once as soon as it starts, so that none meets its first load after an idle spell (see firstLoad); the
+ * nextTick line times the flaw behind that, with and without the service's remedy (tick-cost.ts).
  *
  * Two anchors: the issue's, answering the identical bytes (the service's headers and body; the ratio
  * target is to it), and one answering the body with its content type alone, which shows how much of the
@@ -58,6 +59,7 @@ import {
 import { assertRunning, type Server, startAnchor } from './servers.js';
 import { checkPrerequisites, readSettings, type Settings } from './settings.js';
 import { table } from './table.js';
+import { measureTickCosts, tickCostsText } from './tick-shape.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -153,15 +155,13 @@ async function createRun(
 
 /**
  * Loads a server as soon as it is started and seeded, before it can sit idle, and returns its target. On
- * Node 20 a process that answers a few requests and then idles until V8's memory reducer collects (about
- * 15 s) stays 20 to 30% slower for the rest of its life, a bare node:http server as much as the service
- * (anchor.ts given 100 requests, then 70 s idle: 50,000 req/s, against 62,600 for one loaded at once). In
- * the service's profile, `process.nextTick`'s tick object is then built by the runtime's slow path on every
- * call. A server first loaded right after it starts kept its speed through later idle spells here, though
- * a fresh process can still land in the slow state (2 of 12 fresh starts of the service, 34,000 against
- * 45,000 req/s); its CPU time per request in the round lines tells which state a run met. Without this,
- * the seeded service would idle through the anchors' runs and the ratio would compare two V8 states, not
- * two servers.
+ * Node 20 a process that idles until V8's memory reducer collects loses the maps of its nextTick objects,
+ * and from then on every nextTick takes the runtime's slow path: a bare node:http server stays 20 to 30%
+ * slower for the rest of its life (the nextTick line measures the tick alone). The service keeps a tick
+ * object against it (src/app/tick-shape.ts); the anchors do not, being bare, and the ratio is to them at
+ * their best. A fresh process can still start slower than another (2 of 12 fresh starts of the service,
+ * 34,000 against 45,000 req/s, before the kept tick object); its CPU time per request in the round lines
+ * tells which state a run met.
  */
 async function firstLoad(settings: Settings, target: Target): Promise<Target> {
   await warmUp(settings, target, { script: 'get' });
@@ -202,6 +202,9 @@ async function main(): Promise<number> {
   log(
     `bench: wrk -c${settings.connections} (one thread per server) on CPU ${LOAD_CPU}, servers on CPU ${SERVER_CPU}, ${settings.rounds} rounds of ${settings.warmupSeconds}+${settings.seconds} s, data in ${dir}`,
   );
+  // Why an idle server could lose a fifth of its speed, and what the service does about it (see firstLoad).
+  const ticks = await measureTickCosts();
+  log(`nextTick: ${tickCostsText(ticks)}`);
   const embedded = await startEmbedded(dir, settings.cpuProfileDir);
   await seed(embedded);
   const service = await firstLoad(settings, targetOf(dir, embedded));
@@ -242,7 +245,7 @@ async function main(): Promise<number> {
 
   const settingsLine = `wrk -c${settings.connections} --latency, one thread per server, ${settings.seconds} s runs`;
   log(
-    `\n${table({ rounds, create, scaledCreate: scaledCreate.create, idle: [idleBefore, idleAfter], settings: settingsLine })}`,
+    `\n${table({ rounds, create, scaledCreate: scaledCreate.create, ticks, idle: [idleBefore, idleAfter], settings: settingsLine })}`,
   );
   const problems = [
     ...listProblems(rounds, list.body.length),

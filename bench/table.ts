@@ -19,6 +19,7 @@ import {
   type UsableRounds,
   usableRounds,
 } from './report.js';
+import { type TickCosts, tickCostsText } from './tick-shape.js';
 
 const LABEL = 15;
 const COLUMN = 50;
@@ -164,6 +165,7 @@ export interface Report {
   rounds: ListRound[];
   create: CreateOutcome;
   scaledCreate: CreateOutcome | undefined;
+  ticks: TickCosts;
   idle: number[];
   settings: string;
 }
@@ -177,6 +179,7 @@ export function table(report: Report): string {
     ...listRows(used),
     ...createRows(report.create, report.scaledCreate),
     ...sharedStateRows(used, report.scaledCreate),
+    wide('nextTick', tickCostsText(report.ticks)),
     ...(scaledRan ? SCALED_NOTES.map((line, i) => wide(i === 0 ? 'note' : '', line)) : []),
     machineRow(report.rounds, used, report.idle),
   ].join('\n');
