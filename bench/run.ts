@@ -156,12 +156,11 @@ async function createRun(
 /**
  * Loads a server as soon as it is started and seeded, before it can sit idle, and returns its target. On
  * Node 20 a process that idles until V8's memory reducer collects loses the maps of its nextTick objects,
- * and from then on every nextTick takes the runtime's slow path: a bare node:http server stays 20 to 30%
- * slower for the rest of its life (the nextTick line measures the tick alone). The service keeps a tick
+ * and from then on every nextTick takes the runtime's slow path: a bare node:http server stays up to a
+ * fifth slower for the rest of its life (the nextTick line measures the tick alone). The service keeps a tick
  * object against it (src/app/tick-shape.ts); the anchors do not, being bare, and the ratio is to them at
- * their best. A fresh process can still start slower than another (2 of 12 fresh starts of the service,
- * 34,000 against 45,000 req/s, before the kept tick object); its CPU time per request in the round lines
- * tells which state a run met.
+ * their best. One fresh process can still run slower than another; its CPU time per request in the round
+ * lines tells which state a run met.
  */
 async function firstLoad(settings: Settings, target: Target): Promise<Target> {
   await warmUp(settings, target, { script: 'get' });

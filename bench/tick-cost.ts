@@ -3,7 +3,7 @@
  * memory reducer does to an idle server), in a process that keeps a tick object (`keepTickShape`, as the
  * service does) or one that does not (as a bare `node:http` server does). See src/app/tick-shape.ts.
  *
- * Usage: node --expose-gc tick-cost.js keep|bare. Prints one JSON line: `{"warmNs": N, "idleNs": N}`.
+ * Usage: node --expose-gc tick-cost.js kept|bare. Prints one JSON line: `{"warmNs": N, "idleNs": N}`.
  */
 import { keepTickShape } from '../src/app/index.js';
 
@@ -31,8 +31,8 @@ async function nsPerTick(): Promise<number> {
 }
 
 const mode = process.argv[2];
-if (mode !== 'keep' && mode !== 'bare') {
-  process.stderr.write('usage: node --expose-gc tick-cost.js keep|bare\n');
+if (mode !== 'kept' && mode !== 'bare') {
+  process.stderr.write('usage: node --expose-gc tick-cost.js kept|bare\n');
   process.exit(2);
 }
 const collect = (globalThis as { gc?: () => void }).gc;
@@ -40,7 +40,7 @@ if (collect === undefined) {
   process.stderr.write('tick-cost.js needs node --expose-gc\n');
   process.exit(2);
 }
-if (mode === 'keep') await keepTickShape();
+if (mode === 'kept') await keepTickShape();
 const warmNs = await nsPerTick();
 // Idle: full collections from a timer's callback, when no tick is queued or running.
 for (let i = 0; i < 3; i += 1) {

@@ -17,11 +17,7 @@ export interface TickCosts {
 }
 
 async function tickCost(mode: 'bare' | 'kept'): Promise<TickCost> {
-  const child = spawnPinned(SERVER_CPU, process.execPath, [
-    '--expose-gc',
-    TICK_COST,
-    mode === 'kept' ? 'keep' : 'bare',
-  ]);
+  const child = spawnPinned(SERVER_CPU, process.execPath, ['--expose-gc', TICK_COST, mode]);
   const { code, stdout, stderr } = await runToCompletion(child);
   if (code !== 0) throw new Error(`tick-cost.js ${mode} failed (exit code ${code}):\n${stderr}`);
   return JSON.parse(stdout) as TickCost;
