@@ -59,7 +59,7 @@ import {
 import { assertRunning, type Server, startAnchor } from './servers.js';
 import { checkPrerequisites, readSettings, type Settings } from './settings.js';
 import { table } from './table.js';
-import { measureTickCosts, tickCostsText } from './tick-shape.js';
+import { measureTickCosts, tickCostsText } from './tick-costs.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 

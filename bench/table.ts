@@ -19,7 +19,7 @@ import {
   type UsableRounds,
   usableRounds,
 } from './report.js';
-import { type TickCosts, tickCostsText } from './tick-shape.js';
+import { type TickCosts, tickCostsText } from './tick-costs.js';
 
 const LABEL = 15;
 const COLUMN = 50;

@@ -1,7 +1,8 @@
 /**
  * The cost of `process.nextTick`, warm and then after full GCs that find no tick object alive (what V8's
  * memory reducer does to an idle server), in a process that keeps a tick object (`keepTickShape`, as the
- * service does) or one that does not (as a bare `node:http` server does). See src/app/tick-shape.ts.
+ * service does) or keeps none (as a bare `node:http` server). Both load the same modules.
+ * See src/app/tick-shape.ts.
  *
  * Usage: node --expose-gc tick-cost.js kept|bare. Prints one JSON line: `{"warmNs": N, "idleNs": N}`.
  */
@@ -40,7 +41,7 @@ if (collect === undefined) {
   process.stderr.write('tick-cost.js needs node --expose-gc\n');
   process.exit(2);
 }
-if (mode === 'kept') await keepTickShape();
+if (mode === 'kept') keepTickShape();
 const warmNs = await nsPerTick();
 // Idle: full collections from a timer's callback, when no tick is queued or running.
 for (let i = 0; i < 3; i += 1) {

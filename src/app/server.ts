@@ -15,7 +15,7 @@ export interface RunningServer {
 /** Builds the app and listens on the configured host and port (0 picks a free port). */
 export async function startServer(deps: AppDeps): Promise<RunningServer> {
   // Before the first request, so that an idle spell cannot slow the instance for good (tick-shape.ts).
-  await keepTickShape();
+  keepTickShape();
   const app = await buildApp(deps);
   // Node counts a connection that has not sent a byte as busy (so the headers timeout covers it), which
   // keeps it out of closeIdleConnections(); the drain closes such connections itself. No 'data' listener:

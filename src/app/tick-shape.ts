@@ -1,7 +1,12 @@
-import { executionAsyncResource } from 'node:async_hooks';
+import { createHook } from 'node:async_hooks';
 
-/** One tick object, held for the life of the process; see keepTickShape. */
+/**
+ * One tick object, held for the life of the process: what it fixes (see keepTickShape) is per process too,
+ * so this is module state rather than a dependency.
+ */
 let kept: object | undefined;
+
+const noop = () => {};
 
 /**
  * Keeps `process.nextTick` fast for the life of the process, on Node 20 (V8 11.3).
@@ -16,15 +21,24 @@ let kept: object | undefined;
  * `--allow-natives-syntax` shows its DefineKeyedOwnPropertyInLiteral slots MEGAMORPHIC). Holding one tick
  * object keeps its map, and so the whole chain of maps it was built through, alive.
  *
- * The tick object being run is the execution async resource of its callback. Resolves with the object
- * kept; call before serving. Calling again keeps nothing more, and an engine without the flaw loses one
- * small object.
+ * The object is taken from an async hook's `init`, enabled for one nextTick and then disabled, which leaves
+ * nothing behind. (`executionAsyncResource()` in a tick's callback would hand it over too, but calling it
+ * once routes every later native callback through a JavaScript trampoline.) The callback is a function
+ * that holds nothing, so the object keeps nothing else alive. Returns the object kept, undefined where
+ * Node makes no tick objects; calling again keeps nothing more.
  */
-export function keepTickShape(): Promise<object> {
-  return new Promise((resolve) => {
-    process.nextTick(() => {
-      kept ??= executionAsyncResource();
-      resolve(kept);
-    });
+export function keepTickShape(): object | undefined {
+  if (kept !== undefined) return kept;
+  const hook = createHook({
+    init(_asyncId, type, _triggerAsyncId, resource) {
+      if (type === 'TickObject') kept ??= resource;
+    },
   });
+  hook.enable();
+  try {
+    process.nextTick(noop);
+  } finally {
+    hook.disable();
+  }
+  return kept;
 }
