@@ -65,10 +65,14 @@ function selfAndParents(domain: string): string[] {
   return labels.map((_label, index) => labels.slice(index).join('.'));
 }
 
-/** The tag of a CAA record as node gives it: the one key besides `critical`. */
+/**
+ * The tag of a CAA record as node gives it: the one key besides `critical` and `type` (Node 24 adds `type`,
+ * always `CAA`).
+ */
 function caaTag(record: CaaRecord): { tag: string; value: string } {
   const [tag = '', value = ''] =
-    Object.entries(record).find(([key]) => key !== 'critical') ?? ([] as unknown as [string, string]);
+    Object.entries(record).find(([key]) => key !== 'critical' && key !== 'type') ??
+    ([] as unknown as [string, string]);
   return { tag: tag.toLowerCase(), value: String(value) };
 }
 

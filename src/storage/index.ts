@@ -3,6 +3,7 @@ import { createPostgresStorage } from './postgres/storage.js';
 import { createSqliteStorage } from './sqlite/storage.js';
 import type { Storage } from './types.js';
 
+export { Sqlite } from './sqlite/driver.js';
 export { openSqliteDatabase } from './sqlite/storage.js';
 export {
   type ApiKeyRecord,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
+import { Sqlite } from '../../src/storage/index.js';
 import { BACKENDS } from '../support/backends.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -141,7 +141,7 @@ for (const backend of BACKENDS) {
       );
       assert.ok(names.includes('Dog') && names.includes('Rabbit'));
       if (backend.storage === 'sqlite') {
-        const db = new Database(server.file, { readonly: true });
+        const db = new Sqlite(server.file, { readonly: true });
         assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
         db.close();
       }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { createClient, type FetchLike } from '../../src/client/index.js';
+import { Sqlite } from '../../src/storage/index.js';
 import { BACKENDS, backendEnvironment } from '../support/backends.js';
 import { createUnlimitedKey, type ServerProcess, spawnServer } from '../support/process.js';
 import { tempDir } from '../support/server.js';
@@ -24,7 +24,7 @@ async function idsNamed(store: { file: string } | { url: string }, name: string)
       await client.end();
     }
   }
-  const db = new BetterSqlite3(store.file, { readonly: true });
+  const db = new Sqlite(store.file, { readonly: true });
   try {
     return db.prepare<[string], number>('SELECT id FROM categories WHERE name = ?').pluck().all(name);
   } finally {

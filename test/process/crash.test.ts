@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { Sqlite } from '../../src/storage/index.js';
 import { BACKENDS, backendEnvironment } from '../support/backends.js';
 import { createUnlimitedKey, type ServerProcess, spawnServer } from '../support/process.js';
 import { sleep, within } from '../support/raw-http.js';
@@ -141,7 +141,7 @@ async function assertStoreSound(
     }
     return;
   }
-  const db = new BetterSqlite3(store.file, { readonly: true });
+  const db = new Sqlite(store.file, { readonly: true });
   try {
     assert.equal(db.pragma('integrity_check', { simple: true }), 'ok', `${when}: integrity_check`);
     const rows = db.prepare<[], { id: number; name: string }>('SELECT id, name FROM categories').all();

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { connect, createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../../src/storage/index.js';
 import { CLI, type ServerProcess, spawnServer } from '../support/process.js';
 import { RawConnection, sleep, within } from '../support/raw-http.js';
 import { tempDir } from '../support/server.js';
@@ -155,7 +155,7 @@ describe('SIGTERM', () => {
     );
 
     // A 201 promises a durable row: the 50 rows must be in the file the stopped process left behind.
-    const db = new BetterSqlite3(file, { readonly: true });
+    const db = new Sqlite(file, { readonly: true });
     try {
       const stored = db.prepare<[], { name: string }>('SELECT name FROM categories ORDER BY id').all();
       assert.deepEqual(stored.map((row) => row.name).sort(), [...names].sort());

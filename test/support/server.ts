@@ -3,7 +3,6 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import {
   type AppDeps,
@@ -15,6 +14,7 @@ import {
 import { loadConfig } from '../../src/config/index.js';
 import { type CreateKeyInput, createKeyManager } from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
+import { Sqlite } from '../../src/storage/index.js';
 import { type Backend, backendEnvironment, SQLITE_MEMORY } from './backends.js';
 
 export interface TestServer {
@@ -105,7 +105,7 @@ export async function startTestServer(
   const storageUrl = config.storage.kind === 'postgres' ? config.storage.url : undefined;
   async function query<T>(sql: string): Promise<T[]> {
     if (storageUrl === undefined) {
-      const db = new Database(file, { readonly: true });
+      const db = new Sqlite(file, { readonly: true });
       try {
         return db.prepare(sql).all() as T[];
       } finally {

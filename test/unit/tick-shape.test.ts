@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHook } from 'node:async_hooks';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
@@ -45,12 +46,33 @@ async function afterIdle(keep: boolean): Promise<{ literalSlots: string[]; sameM
   };
 }
 
+/** The names of an object's own keys, symbols by their description, in order. */
+const keyNames = (object: object) =>
+  Reflect.ownKeys(object).map((key) => (typeof key === 'symbol' ? key.description : key));
+
 test('keepTickShape keeps one plain object with the keys of a nextTick tick object', () => {
   const kept = keepTickShape();
   assert.ok(kept !== undefined);
   assert.equal(Object.getPrototypeOf(kept), Object.prototype);
-  const keys = Reflect.ownKeys(kept).map((key) => (typeof key === 'symbol' ? key.description : key));
-  assert.deepEqual(keys, ['callback', 'args', 'async_id_symbol', 'trigger_async_id_symbol']);
+  let fresh: object | undefined;
+  const hook = createHook({
+    init(_id, type, _trigger, resource) {
+      if (type === 'TickObject') fresh ??= resource as object;
+    },
+  });
+  hook.enable();
+  process.nextTick(() => {});
+  hook.disable();
+  assert.ok(fresh !== undefined);
+  assert.notEqual(fresh, kept);
+  // Node 22 and later add an async context frame after these four.
+  assert.deepEqual(keyNames(kept).slice(0, 4), [
+    'callback',
+    'args',
+    'async_id_symbol',
+    'trigger_async_id_symbol',
+  ]);
+  assert.deepEqual(keyNames(kept), keyNames(fresh));
   assert.equal(keepTickShape(), kept);
 });
 

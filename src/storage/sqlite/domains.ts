@@ -1,5 +1,5 @@
-import type { Database } from 'better-sqlite3';
 import type { DomainRepository } from '../types.js';
+import type { Database } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** Domain verifications in SQLite; writes go through the group-commit queue like every other write. */

@@ -1,10 +1,10 @@
-import type { Database } from 'better-sqlite3';
 import {
   IdempotencyConflict,
   type IdempotencyRecord,
   type IdempotencyRepository,
   type IdempotentWrite,
 } from '../types.js';
+import type { Database } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** Stores the answer of an idempotent create; called inside the create's own write, so in its transaction. */

@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database } from './driver.js';
 
 /** A schema change, applied once, in order, inside its own transaction. Never edit one that has shipped. */
 export interface Migration {

@@ -1,6 +1,6 @@
-import type { Database } from 'better-sqlite3';
 import type { Order, OrderStatus, Pet, PetStatus } from '../../contract/index.js';
 import type { OrderRepository, PetRepository } from '../types.js';
+import type { Database } from './driver.js';
 import type { RecordAnswer } from './idempotency.js';
 import type { WriteQueue } from './write-queue.js';
 

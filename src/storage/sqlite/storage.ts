@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { type ApiKeyRow, apiKeyColumns, toApiKeyRecord } from '../api-key-rows.js';
 import { type CategoryRow, toCategory } from '../category-rows.js';
 import type { ApiKeyRepository, CategoryRepository, Storage } from '../types.js';
 import { sqliteDomains } from './domains.js';
+import { type Database, Sqlite } from './driver.js';
 import { type RecordAnswer, sqliteIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { sqliteOrders, sqlitePets } from './pets-orders.js';
@@ -17,7 +17,7 @@ import { WriteQueue } from './write-queue.js';
  */
 export function openSqliteDatabase(file: string): { db: Database; applied: number[] } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new BetterSqlite3(file);
+  const db = new Sqlite(file);
   try {
     db.pragma('busy_timeout = 5000');
     const journal = db.pragma('journal_mode = WAL', { simple: true });

@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement } from './driver.js';
 
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
