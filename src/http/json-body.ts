@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import { ApiError } from '../errors/index.js';
@@ -29,7 +30,7 @@ function unstorableString(value: unknown): string | undefined {
   return undefined;
 }
 
-function parseJsonBody(request: FastifyRequest, text: string): unknown {
+function parseJsonBody(request: FastifyRequest, bytes: Buffer): unknown {
   const encoding = request.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
     // RFC 9110 section 15.5.16: a content coding the server does not support is a 415.
@@ -45,10 +46,13 @@ function parseJsonBody(request: FastifyRequest, text: string): unknown {
       `Request bodies must be UTF-8 JSON; charset ${charset} is not accepted`,
     );
   }
-  if (text.length === 0) throw new ApiError('validation_failed', 'Request body is required');
+  if (bytes.length === 0) throw new ApiError('validation_failed', 'Request body is required');
+  // JSON exchanged between systems is UTF-8 (RFC 8259 section 8.1). Decoding other bytes would replace them
+  // with U+FFFD and store text the client never sent, so they are refused instead.
+  if (!isUtf8(bytes)) throw new ApiError('malformed_json', 'Request body is not valid UTF-8');
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new ApiError('malformed_json', 'Request body is not valid JSON');
   }
@@ -79,10 +83,10 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/json',
-    { parseAs: 'string', bodyLimit: BODY_LIMIT },
+    { parseAs: 'buffer', bodyLimit: BODY_LIMIT },
     (request, body, done) => {
       try {
-        done(null, parseJsonBody(request, body as string));
+        done(null, parseJsonBody(request, body as Buffer));
       } catch (error) {
         done(error as Error, undefined);
       }

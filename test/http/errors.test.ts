@@ -82,6 +82,36 @@ for (const backend of BACKENDS) {
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
     });
 
+    test('400 malformed_json for bytes that are not UTF-8, on every POST, and nothing is stored', async () => {
+      const notUtf8 = [
+        Buffer.from([0xff, 0xfe]), // bytes no UTF-8 text holds
+        Buffer.from([0xc0, 0x80]), // an overlong NUL
+        Buffer.from([0xed, 0xa0, 0x80]), // a surrogate, encoded
+        Buffer.from([0xe2, 0x82]), // a sequence cut short
+        Buffer.from([0xe9]), // Latin-1's é
+      ];
+      for (const path of [CATEGORIES, '/v1/pets', '/v1/store/orders']) {
+        for (const bytes of notUtf8) {
+          const body = Buffer.concat([Buffer.from('{"name":"'), bytes, Buffer.from('"}')]);
+          const response = await server.call(path, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+          });
+          assertError(response, 400, 'malformed_json');
+          assert.equal((response.body as { message: string }).message, 'Request body is not valid UTF-8');
+        }
+      }
+      // The check is on the bytes, not on what they spell: the same text in UTF-8 passes it.
+      const utf8 = await server.call('/v1/pets', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from('{"name":"Café"}', 'utf8'),
+      });
+      assertError(utf8, 400, 'validation_failed');
+      assert.match((utf8.body as { message: string }).message, /categoryId is required/);
+    });
+
     test('400 for an empty or absent body', async () => {
       const empty = await server.call(CATEGORIES, {
         method: 'POST',
