@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -31,7 +32,8 @@ const FileSchema = Type.Object(
         {
           deprecatedAt: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}' })),
           sunsetAt: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}' })),
-          link: Type.Optional(Type.String({ pattern: '^https?://\\S+$' })),
+          // An absolute http(s) URL, or a path on the service's own origin.
+          link: Type.Optional(Type.String({ pattern: '^(https?://|/)\\S*$' })),
         },
         { additionalProperties: false },
       ),
@@ -56,7 +58,10 @@ export type ConfigFile = Static<typeof FileSchema>;
 export function readConfigFile(file: string): { value: ConfigFile; problems: string[] } {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    const bytes = readFileSync(file);
+    // Read as UTF-8, other bytes would become U+FFFD in names and links without a word.
+    if (!isUtf8(bytes)) throw new Error('the file is not UTF-8 text');
+    parsed = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     return {
       value: {},
@@ -66,7 +71,24 @@ export function readConfigFile(file: string): { value: ConfigFile; problems: str
   const problems = [...Value.Errors(FileSchema, parsed)].map(
     (error) => `PETSTORE_CONFIG ${file}: ${error.path || '/'} ${error.message}`,
   );
+  if (problems.length === 0) problems.push(...limitProblems(file, parsed as ConfigFile));
   return { value: problems.length === 0 ? (parsed as ConfigFile) : {}, problems };
+}
+
+/** A day holds every minute of it: a day limit below the minute limit is a typo, not a policy. */
+function limitProblems(file: string, config: ConfigFile): string[] {
+  const entries: [string, { perMinute: number; perDay: number } | undefined][] = [
+    ['plans.free', config.plans?.free],
+    ['plans.pro', config.plans?.pro],
+    ['plans.business', config.plans?.business],
+    ['anonymous', config.anonymous],
+  ];
+  return entries
+    .filter(([, limits]) => limits !== undefined && limits.perDay < limits.perMinute)
+    .map(
+      ([field, limits]) =>
+        `PETSTORE_CONFIG ${file}: ${field}.perDay (${limits?.perDay}) must be at least ${field}.perMinute (${limits?.perMinute})`,
+    );
 }
 
 /** The rate-limit policy: DESIGN.md's defaults, overridden by the config file where it says so. */
@@ -85,6 +107,17 @@ export function rateLimitPolicy(file: ConfigFile): RateLimitPolicy {
   };
 }
 
+/**
+ * Where the deprecation notice is, beside the API's public base URL (`https://host/prefix/v1` gives
+ * `https://host/prefix/docs#deprecations`). Without one, a reference relative to the request's own origin,
+ * which a client resolves against the URL it called (RFC 8288 section 3.1): never a host the service is not at.
+ */
+function noticeUrl(publicUrl: string | undefined): string {
+  return publicUrl === undefined
+    ? '/docs#deprecations'
+    : `${publicUrl.slice(0, -'/v1'.length)}/docs#deprecations`;
+}
+
 /** DESIGN.md section 5: `GET /pets/{petId}` deprecated on 2026-11-01, sunset on 2027-06-30. */
 const DEFAULT_DEPRECATION = { deprecatedAt: '2026-11-01', sunsetAt: '2027-06-30' };
 
@@ -101,11 +134,11 @@ export interface Deprecation {
  */
 export function deprecationOf(
   file: ConfigFile,
-  productionUrl: string,
+  publicUrl: string | undefined,
 ): { value: Deprecation; problems: string[] } {
   const deprecatedAt = new Date(file.deprecation?.deprecatedAt ?? DEFAULT_DEPRECATION.deprecatedAt);
   const sunsetAt = new Date(file.deprecation?.sunsetAt ?? DEFAULT_DEPRECATION.sunsetAt);
-  const link = file.deprecation?.link ?? `${new URL(productionUrl).origin}/docs#deprecations`;
+  const link = file.deprecation?.link ?? noticeUrl(publicUrl);
   const problems: string[] = [];
   if (Number.isNaN(deprecatedAt.getTime()))
     problems.push('PETSTORE_CONFIG deprecation.deprecatedAt is not a date');

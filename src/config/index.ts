@@ -35,16 +35,18 @@ const EnvSchema = Type.Object({
     default: 'production',
     description: 'production or staging',
   }),
-  PETSTORE_PRODUCTION_URL: Type.String({
-    pattern: '^https?://[^\\s/]+(/[^\\s]*)?/v1$',
-    default: 'https://api.petstore.example/v1',
-    description: 'an http(s) URL ending in /v1',
-  }),
-  PETSTORE_STAGING_URL: Type.String({
-    pattern: '^https?://[^\\s/]+(/[^\\s]*)?/v1$',
-    default: 'https://staging.api.petstore.example/v1',
-    description: 'an http(s) URL ending in /v1',
-  }),
+  PETSTORE_PRODUCTION_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s/]+(/[^\\s]*)?/v1$',
+      description: 'an http(s) URL ending in /v1',
+    }),
+  ),
+  PETSTORE_STAGING_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s/]+(/[^\\s]*)?/v1$',
+      description: 'an http(s) URL ending in /v1',
+    }),
+  ),
   DATABASE_POOL_SIZE: Type.String({
     pattern: '^([1-9]|[1-9]\\d|100)$',
     default: '10',
@@ -85,6 +87,12 @@ const EnvSchema = Type.Object({
 
 type Env = Static<typeof EnvSchema>;
 
+/** The public base URLs of the API, each ending in `/v1`, when configured. */
+export interface PublicUrls {
+  production: string | undefined;
+  staging: string | undefined;
+}
+
 export type StorageConfig =
   /** `isDefault`: no DATABASE_URL was given, so this is the embedded default file. */
   { kind: 'sqlite'; file: string; isDefault: boolean } | { kind: 'postgres'; url: string; poolSize: number };
@@ -94,7 +102,11 @@ export interface Config {
   host: string;
   env: Environment;
   storage: StorageConfig;
-  publicUrls: { production: string; staging: string };
+  /**
+   * Where users reach the API, if the operator said (each ends in `/v1`). Unset, the document's server and
+   * the deprecation notice are relative to the request's own origin, so no answer names a host it is not at.
+   */
+  publicUrls: PublicUrls;
   logLevel: string;
   rateLimit: RateLimitPolicy;
   /** Where counters and bans live: this process, or Redis, shared by every instance. */
@@ -148,8 +160,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     problems.push(...read.problems);
     file = read.value;
   }
-  const productionUrl = (withDefaults as Env).PETSTORE_PRODUCTION_URL;
-  const deprecation = deprecationOf(file, problems.length === 0 ? productionUrl : 'https://invalid.example');
+  const parsed = withDefaults as Env;
+  const publicUrls: PublicUrls = {
+    production: parsed.PETSTORE_PRODUCTION_URL,
+    staging: parsed.PETSTORE_STAGING_URL,
+  };
+  const ownUrl = parsed.PETSTORE_ENV === 'staging' ? publicUrls.staging : publicUrls.production;
+  const deprecation = deprecationOf(file, problems.length === 0 ? ownUrl : undefined);
   problems.push(...deprecation.problems);
   const domains = parseDomains(file.domains);
   problems.push(...domains.problems);
@@ -162,7 +179,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST,
     env: env.PETSTORE_ENV,
     storage: parseDatabaseUrl(env.DATABASE_URL, Number(env.DATABASE_POOL_SIZE)),
-    publicUrls: { production: env.PETSTORE_PRODUCTION_URL, staging: env.PETSTORE_STAGING_URL },
+    publicUrls,
     logLevel: env.LOG_LEVEL,
     rateLimit: rateLimitPolicy(file),
     rateLimitStore:

@@ -10,7 +10,8 @@ export const API_VERSION = '1.0.0';
 export const API_PREFIX = '/v1';
 
 export interface DocumentOptions {
-  servers: { production: string; staging: string };
+  /** The public base URLs the operator configured, each ending in `/v1`. */
+  servers: { production: string | undefined; staging: string | undefined };
   /** The limits in force, for the document's rate-limit table. */
   rateLimit: RateLimitPolicy;
   /** The dates of the deprecated operations, and where their notice is. */
@@ -231,6 +232,18 @@ function operationObject(operation: Operation, options: DocumentOptions): Json {
   };
 }
 
+/**
+ * The document's servers: the configured production and staging URLs; with neither, `/v1` on the origin the
+ * document was fetched from (OpenAPI 3.1 resolves a relative server URL against the document's own URL), so
+ * a self-hosted service never points its users at a host it is not at.
+ */
+function serversOf(urls: DocumentOptions['servers']): Json[] {
+  const servers: Json[] = [];
+  if (urls.production !== undefined) servers.push({ url: urls.production, description: 'Production' });
+  if (urls.staging !== undefined) servers.push({ url: urls.staging, description: 'Staging' });
+  return servers.length > 0 ? servers : [{ url: API_PREFIX, description: 'This server' }];
+}
+
 /** Builds the OpenAPI 3.1 document served at `/openapi.json`: the contract of the API. */
 export function buildOpenApiDocument(options: DocumentOptions): Json {
   const paths: Record<string, Json> = {};
@@ -262,10 +275,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
       description: description(options.rateLimit, options.deprecation),
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [
-      { url: options.servers.production, description: 'Production' },
-      { url: options.servers.staging, description: 'Staging' },
-    ],
+    servers: serversOf(options.servers),
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'Categories', description: 'Categories classify pets by species or breed.' },

@@ -30,10 +30,10 @@ function asHost(name: string): string {
  */
 export function ownHosts(options: {
   host: string;
-  publicUrls: { production: string; staging: string };
+  publicUrls: { production: string | undefined; staging: string | undefined };
 }): Set<string> {
   const hosts = new Set(['localhost', '127.0.0.1', '[::1]', asHost(options.host)]);
   for (const url of [options.publicUrls.production, options.publicUrls.staging])
-    hosts.add(new URL(url).hostname);
+    if (url !== undefined) hosts.add(new URL(url).hostname);
   return hosts;
 }

@@ -15,7 +15,7 @@ export function registerDomains(
     domains: DomainReloader;
     verifications: DomainRepository;
     host: string;
-    publicUrls: { production: string; staging: string };
+    publicUrls: { production: string | undefined; staging: string | undefined };
   },
 ): void {
   const { domains, verifications } = options;

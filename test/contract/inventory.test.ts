@@ -45,6 +45,14 @@ describe('the OpenAPI document is the contract', () => {
       assert.ok(document.components.schemas[name], name);
   });
 
+  test('without configured URLs the one server is /v1 on the origin the document came from', async (t) => {
+    const bare = await startTestServer();
+    t.after(() => bare.close());
+    const served = (await (await fetch(`${bare.url}/openapi.json`)).json()) as Document;
+    assert.deepEqual(served.servers, [{ url: '/v1', description: 'This server' }]);
+    assert.doesNotMatch(JSON.stringify(served), /petstore\.example/);
+  });
+
   test('every operation is secured by bearerAuth and documents its error answers', () => {
     const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
     // Written out: the document is built from OPERATIONS, so comparing with it could not fail.

@@ -61,7 +61,13 @@ describe('custom domains: Host rules', () => {
   let server: TestServer;
   let configFile: string;
   before(async () => {
-    server = await startTestServer({}, { configFile: { domains: DOMAINS } });
+    server = await startTestServer(
+      {
+        PETSTORE_PRODUCTION_URL: 'https://api.petstore.example/v1',
+        PETSTORE_STAGING_URL: 'https://staging.api.petstore.example/v1',
+      },
+      { configFile: { domains: DOMAINS } },
+    );
     configFile = server.env.PETSTORE_CONFIG as string;
   });
   after(() => server.close());

@@ -19,10 +19,8 @@ const SUNSET = 'Wed, 30 Jun 2027 00:00:00 GMT';
 function assertDeprecationHeaders(response: { headers: Headers }): void {
   assert.equal(response.headers.get('deprecation'), DEPRECATION);
   assert.equal(response.headers.get('sunset'), SUNSET);
-  assert.equal(
-    response.headers.get('link'),
-    '<https://api.petstore.example/docs#deprecations>; rel="deprecation"',
-  );
+  // No public URL is configured: the notice is on the origin the client called (RFC 8288 section 3.1).
+  assert.equal(response.headers.get('link'), '</docs#deprecations>; rel="deprecation"');
 }
 
 for (const backend of BACKENDS) {
@@ -146,6 +144,22 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('the deprecation notice', () => {
+  test("links beside the public URL of the instance's environment when one is configured", async (t) => {
+    const server = await startTestServer({
+      PETSTORE_ENV: 'staging',
+      PETSTORE_PRODUCTION_URL: 'https://api.example.test/v1',
+      PETSTORE_STAGING_URL: 'https://staging.example.test/petstore/v1',
+    });
+    t.after(() => server.close());
+    const response = await server.call('/v1/pets/1');
+    assert.equal(
+      response.headers.get('link'),
+      '<https://staging.example.test/petstore/docs#deprecations>; rel="deprecation"',
+    );
+  });
+});
 
 describe('the sunset', () => {
   test('from the sunset date on, the endpoint answers 410 endpoint_sunset', async (t) => {

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { runCli } from '../support/process.js';
+import { tempDir } from '../support/server.js';
 
 describe('configuration', () => {
   test('defaults', () => {
@@ -10,10 +13,7 @@ describe('configuration', () => {
       host: '127.0.0.1',
       env: 'production',
       storage: { kind: 'sqlite', file: 'data/petstore.db', isDefault: true },
-      publicUrls: {
-        production: 'https://api.petstore.example/v1',
-        staging: 'https://staging.api.petstore.example/v1',
-      },
+      publicUrls: { production: undefined, staging: undefined },
       logLevel: 'info',
       rateLimit: {
         plans: {
@@ -27,7 +27,7 @@ describe('configuration', () => {
       deprecation: {
         deprecatedAt: new Date('2026-11-01T00:00:00Z'),
         sunsetAt: new Date('2027-06-30T00:00:00Z'),
-        link: 'https://api.petstore.example/docs#deprecations',
+        link: '/docs#deprecations',
       },
       rateLimitStore: { kind: 'memory' },
       rateLimitFail: 'open',
@@ -103,6 +103,52 @@ describe('configuration', () => {
       );
     });
   }
+
+  describe('the config file', () => {
+    const { dir, remove } = tempDir('petstore-config-');
+    after(remove);
+    const withFile = (name: string, bytes: string | Buffer) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, bytes);
+      return () => loadConfig({ PETSTORE_CONFIG: file });
+    };
+
+    test('bytes that are not UTF-8 are refused, not read as U+FFFD', () => {
+      const load = withFile(
+        'latin1.json',
+        Buffer.concat([
+          Buffer.from('{"deprecation":{"link":"https://x.test/'),
+          Buffer.from([0xe9]),
+          Buffer.from('"}}'),
+        ]),
+      );
+      assert.throws(
+        load,
+        /PETSTORE_CONFIG .*latin1\.json cannot be read as JSON: the file is not UTF-8 text/,
+      );
+    });
+
+    test('a day limit below the minute limit is refused, naming the field', () => {
+      const load = withFile(
+        'limits.json',
+        JSON.stringify({
+          plans: { pro: { perMinute: 100, perDay: 10 } },
+          anonymous: { perMinute: 5, perDay: 4 },
+        }),
+      );
+      assert.throws(load, (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(
+          error.message,
+          /plans\.pro\.perDay \(10\) must be at least plans\.pro\.perMinute \(100\)/,
+        );
+        assert.match(error.message, /anonymous\.perDay \(4\) must be at least anonymous\.perMinute \(5\)/);
+        return true;
+      });
+      const equal = withFile('equal.json', JSON.stringify({ plans: { pro: { perMinute: 10, perDay: 10 } } }));
+      assert.deepEqual(equal().rateLimit.plans.pro, { perMinute: 10, perDay: 10 });
+    });
+  });
 
   test('a bad value stops `petstore serve` with exit 1 and a message naming the variable', async () => {
     const result = await runCli(['serve'], { PORT: 'abc' });
