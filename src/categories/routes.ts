@@ -7,7 +7,7 @@ import type { CategoryList, CategoryService } from './service.js';
 /** Sends the list, or 304 when the client's validator matches: a 304 costs no bytes. */
 function sendList(request: FastifyRequest, reply: FastifyReply, list: CategoryList): undefined {
   if (ifNoneMatchMatches(request.headers['if-none-match'], list.etag)) {
-    reply.header('etag', list.etag).code(304).send();
+    reply.headers(list.notModifiedHeaders).code(304).send();
     return undefined;
   }
   return sendPrepared(request, reply, list.body, list.headers);

@@ -7,8 +7,10 @@ import type { IdempotentWrite, Storage } from '../storage/index.js';
 export interface CategoryList {
   readonly body: Buffer;
   readonly etag: string;
-  /** The headers of a 200 that sends the list: its type and validator, built once with it. */
+  /** The headers of a 200 that sends the list: its type, validator and caching, built once with it. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The headers of a 304: the validator and caching of the 200 (RFC 9110 section 15.4.5). */
+  readonly notModifiedHeaders: Readonly<Record<string, string>>;
 }
 
 export interface CategoryService {
@@ -22,11 +24,24 @@ export interface CategoryService {
   invalidate(): void;
 }
 
+/**
+ * The list may be kept by the client's own cache but must be revalidated before each use, which its strong
+ * ETag makes cheap (304). `private`: the answer is per API key (its rate-limit headers), so no shared cache
+ * may keep it. Every other answer is `no-store`.
+ */
+const LIST_CACHING = 'private, no-cache';
+
 function serialize(categories: Category[]): CategoryList {
   const body = Buffer.from(JSON.stringify(categories));
   // A digest of the bytes, computed once per change: equal lists give equal ETags on every instance.
   const etag = `"${hash('sha256', body, 'base64url').slice(0, 32)}"`;
-  return { body, etag, headers: { 'content-type': JSON_CONTENT_TYPE, etag } };
+  const notModifiedHeaders = { etag, 'cache-control': LIST_CACHING };
+  return {
+    body,
+    etag,
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...notModifiedHeaders },
+    notModifiedHeaders,
+  };
 }
 
 /**

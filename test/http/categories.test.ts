@@ -56,10 +56,13 @@ for (const backend of BACKENDS) {
       const etag = first.headers.get('etag');
       assert.match(etag ?? '', /^"[A-Za-z0-9_-]+"$/, 'a strong ETag');
 
+      // A private cache may keep the list but must revalidate it each time: no-store would forbid the 304.
+      assert.equal(first.headers.get('cache-control'), 'private, no-cache');
       const again = await server.call(CATEGORIES, { headers: { 'if-none-match': etag as string } });
       assert.equal(again.status, 304);
       assert.equal(again.text, '');
       assert.equal(again.headers.get('etag'), etag);
+      assert.equal(again.headers.get('cache-control'), 'private, no-cache');
 
       const weak = await server.call(CATEGORIES, { headers: { 'if-none-match': `"other", W/${etag}` } });
       assert.equal(weak.status, 304, 'If-None-Match uses weak comparison over a list of tags');
@@ -102,10 +105,18 @@ for (const backend of BACKENDS) {
       assert.deepEqual(fixed(get.headers), fixed(head.headers));
     });
 
-    test('API answers carry the security headers and a request id', async () => {
+    test('API answers carry the security headers and a request id; only the list may be kept', async () => {
       const response = await server.call(CATEGORIES, { headers: { 'x-request-id': 'client-chosen-42' } });
       assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
-      assert.equal(response.headers.get('cache-control'), 'no-store');
+      for (const other of [
+        await server.post(CATEGORIES, { name: 'Stored nowhere else' }),
+        await server.call('/v1/pets'),
+        await server.call('/v1/store/orders'),
+        await server.call(CATEGORIES, { headers: { authorization: '' } }),
+        await server.call('/v1/nowhere'),
+      ]) {
+        assert.equal(other.headers.get('cache-control'), 'no-store', `${other.status} ${other.text}`);
+      }
       assert.equal(response.headers.get('x-request-id'), 'client-chosen-42');
       assert.equal(response.headers.get('x-powered-by'), null);
 
