@@ -90,6 +90,15 @@ A missing or invalid key is answered with 401, an Error body and \`WWW-Authentic
 
 <!-- ReDoc-Inject: <security-definitions> -->
 
+## Requests
+- Bodies are JSON objects in UTF-8 (\`Content-Type: application/json\`, at most 16 KiB). Bytes that are not
+  UTF-8 are refused with 400 \`malformed_json\`; unknown fields with 400 \`validation_failed\`.
+- Every operation refuses a query parameter it does not list with 400 \`validation_failed\` naming it, and one
+  given twice; filters never silently match everything because of a typo.
+- Ids, in paths and in query strings, are whole numbers written in plain decimal digits: \`/pets/1\`, never
+  \`/pets/01\`, \`/pets/1.0\` or \`/pets/1e0\` (400 \`validation_failed\`).
+- Every \`GET\` also answers \`HEAD\`: the same status and headers, without the body.
+
 ## Errors
 Every error answer has the body \`{code, message, status, requestId}\`; \`status\` equals the HTTP status
 and \`code\` is one of:
@@ -233,6 +242,27 @@ function operationObject(operation: Operation, options: DocumentOptions): Json {
 }
 
 /**
+ * The `head` operation beside a `get` (RFC 9110 section 9.3.2): the same parameters, statuses and headers,
+ * and no body in any answer.
+ */
+function headOperation(get: Json, components: Json): Json {
+  const responses: Json = {};
+  for (const [status, response] of Object.entries(get.responses as Record<string, Json>)) {
+    const target = (
+      typeof response.$ref === 'string' ? components[response.$ref.split('/').pop() as string] : response
+    ) as Json;
+    responses[status] = { description: target.description, headers: target.headers };
+  }
+  return {
+    ...get,
+    operationId: `${String(get.operationId)}Head`,
+    summary: `${String(get.summary)}: headers only`,
+    description: `The answer of \`GET\` without its body: the same status and headers, to check a validator, the rate-limit headers or a deprecation cheaply.\n\n${String(get.description)}`,
+    responses,
+  };
+}
+
+/**
  * The document's servers: the configured production and staging URLs; with neither, `/v1` on the origin the
  * document was fetched from (OpenAPI 3.1 resolves a relative server URL against the document's own URL), so
  * a self-hosted service never points its users at a host it is not at.
@@ -246,13 +276,6 @@ function serversOf(urls: DocumentOptions['servers']): Json[] {
 
 /** Builds the OpenAPI 3.1 document served at `/openapi.json`: the contract of the API. */
 export function buildOpenApiDocument(options: DocumentOptions): Json {
-  const paths: Record<string, Json> = {};
-  for (const operation of OPERATIONS) {
-    const item = paths[operation.path] ?? {};
-    item[operation.method.toLowerCase()] = operationObject(operation, options);
-    paths[operation.path] = item;
-  }
-
   const responses: Json = {
     NotModified: {
       description: 'The list is unchanged since the `ETag` sent in `If-None-Match`.',
@@ -265,6 +288,17 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
       headers: { ...RESPONSE_HEADERS, ...ERROR_HEADERS[Number(status) as ErrorStatus] },
       content: { 'application/json': { schema: ref('schemas', 'Error') } },
     };
+  }
+
+  const paths: Record<string, Json> = {};
+  for (const operation of OPERATIONS) {
+    const item = paths[operation.path] ?? {};
+    item[operation.method.toLowerCase()] = operationObject(operation, options);
+    paths[operation.path] = item;
+  }
+  // Every GET answers HEAD too, and says so where it is listed.
+  for (const [path, { get, ...others }] of Object.entries(paths)) {
+    if (get !== undefined) paths[path] = { get, head: headOperation(get as Json, responses), ...others };
   }
 
   return {

@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type SchemaOptions, type Static, type TSchema, Type } from '@sinclair/typebox';
 import { ERROR_CODES } from '../errors/index.js';
 
 /** Category name: 1 to 100 characters, not whitespace only (DESIGN.md section 3). */
@@ -46,12 +46,19 @@ export const Category = Type.Object(
   { additionalProperties: false, description: 'A category of pets, by species or breed.' },
 );
 
+/**
+ * A string that is one of `values`, written as JSON Schema's `enum` (not TypeBox's union of constants): the
+ * document lists the values in one place, and a refusal can name them all.
+ */
+function stringEnum<T extends string>(values: readonly T[], options: SchemaOptions = {}) {
+  return Type.Unsafe<T>({ ...options, type: 'string', enum: [...values] });
+}
+
 export const ErrorSchema = Type.Object(
   {
-    code: Type.Union(
-      ERROR_CODES.map((code) => Type.Literal(code)),
-      { description: 'Machine-readable error code; the closed set is listed in the error table.' },
-    ),
+    code: stringEnum(ERROR_CODES, {
+      description: 'Machine-readable error code; the closed set is listed in the error table.',
+    }),
     message: Type.String({ description: 'Human-readable description; names the field at fault.' }),
     status: Type.Integer({
       minimum: 400,
@@ -69,10 +76,10 @@ const Id = (description: string) =>
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 const petStatus = (options: { default?: string } = {}) =>
-  Type.Union(
-    PET_STATUSES.map((status) => Type.Literal(status)),
-    { description: 'available: can be ordered; pending: an order was placed; sold.', ...options },
-  );
+  stringEnum(PET_STATUSES, {
+    description: 'available: can be ordered; pending: an order was placed; sold.',
+    ...options,
+  });
 export const PetStatus = petStatus();
 
 export const NewPet = Type.Object(
@@ -114,10 +121,9 @@ export const PetQuery = Type.Object(
 export const PetParams = Type.Object({ petId: Id('The id of the pet.') }, { additionalProperties: false });
 
 export const ORDER_STATUSES = ['placed', 'approved', 'delivered'] as const;
-export const OrderStatus = Type.Union(
-  ORDER_STATUSES.map((status) => Type.Literal(status)),
-  { description: 'placed on creation; approved and delivered as the store fulfils it.' },
-);
+export const OrderStatus = stringEnum(ORDER_STATUSES, {
+  description: 'placed on creation; approved and delivered as the store fulfils it.',
+});
 
 export const NewOrder = Type.Object(
   {
@@ -158,8 +164,14 @@ export const SCHEMAS = {
 } satisfies Record<string, TSchema>;
 export type SchemaName = keyof typeof SCHEMAS;
 
+/** The query string of an operation that takes no parameters: any parameter is unknown, and refused. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
 /** Schemas of query strings and path parameters, inlined as parameters in the document. */
-export const PARAMETER_SCHEMAS = { PetQuery, PetParams, OrderQuery } satisfies Record<string, TSchema>;
+export const PARAMETER_SCHEMAS = { PetQuery, PetParams, OrderQuery, NoQuery } satisfies Record<
+  string,
+  TSchema
+>;
 export type ParameterSchemaName = keyof typeof PARAMETER_SCHEMAS;
 
 export type NewCategory = Static<typeof NewCategory>;

@@ -12,4 +12,4 @@ export {
   toRoutePath,
 } from './routes.js';
 export { sendPrepared } from './send.js';
-export { registerValidators } from './validation.js';
+export { DESCRIBED_KEYWORDS, registerValidators } from './validation.js';

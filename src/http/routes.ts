@@ -41,7 +41,8 @@ function schemaFor(operation: Operation): Record<string, unknown> {
   const success = SCHEMAS[operation.success.schema];
   return {
     ...(operation.requestBody ? { body: SCHEMAS[operation.requestBody] } : {}),
-    ...(operation.query ? { querystring: PARAMETER_SCHEMAS[operation.query] } : {}),
+    // Every operation refuses query parameters it does not know, as bodies refuse unknown fields.
+    querystring: PARAMETER_SCHEMAS[operation.query ?? 'NoQuery'],
     ...(operation.params ? { params: PARAMETER_SCHEMAS[operation.params] } : {}),
     response: {
       [operation.success.status]: operation.success.array ? { type: 'array', items: success } : success,

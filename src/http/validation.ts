@@ -1,9 +1,47 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
+
+/** A parameter written as a whole number in plain decimal digits: no sign, leading zero, exponent or fraction. */
+const CANONICAL_INTEGER = /^(0|[1-9]\d*)$/;
+
+/** The properties of an object schema, by name. */
+type Properties = Record<string, { type?: unknown }>;
+
+/**
+ * Path and query parameters arrive as strings and are coerced to their schema's types, but Ajv's coercion
+ * takes anything `Number()` takes: `1.0`, `1e0`, `+1` and ` 1` would all name pet 1. So before coercion
+ * every integer parameter must be written canonically, and no parameter may be given twice (`?a=1&a=2`
+ * arrives as an array, which no parameter of the contract is). Errors come in Ajv's shape, with keywords
+ * of their own that `describeValidationError` words.
+ */
+function parameterValidator(validate: ValidateFunction, schema: { properties?: Properties }) {
+  const properties = Object.entries(schema.properties ?? {});
+  const check = (data: unknown): boolean => {
+    const values = (data ?? {}) as Record<string, unknown>;
+    for (const [name, property] of properties) {
+      const value = values[name];
+      const keyword = Array.isArray(value)
+        ? 'repeated'
+        : property.type === 'integer' && typeof value === 'string' && !CANONICAL_INTEGER.test(value)
+          ? 'canonicalInteger'
+          : undefined;
+      if (keyword !== undefined) {
+        check.errors = [{ keyword, instancePath: `/${name}`, schemaPath: '', params: {} }];
+        return false;
+      }
+    }
+    const valid = validate(data);
+    check.errors = validate.errors ?? null;
+    return valid;
+  };
+  check.errors = null as ErrorObject[] | null;
+  return check;
+}
 
 /**
  * Two validators: bodies are checked exactly as sent (no type coercion, unknown fields refused rather than
- * silently removed), while path and query parameters, which arrive as strings, are coerced to their types.
+ * silently removed), while path and query parameters, which arrive as strings, are coerced to their types
+ * once they are written canonically.
  */
 export function registerValidators(app: FastifyInstance): void {
   const common = {
@@ -16,7 +54,9 @@ export function registerValidators(app: FastifyInstance): void {
   const bodies = new Ajv({ ...common, coerceTypes: false });
   const parameters = new Ajv({ ...common, coerceTypes: true });
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodies : parameters).compile(schema),
+    httpPart === 'body'
+      ? bodies.compile(schema)
+      : parameterValidator(parameters.compile(schema), schema as { properties?: Properties }),
   );
 }
 
@@ -32,19 +72,40 @@ function article(type: string): string {
 }
 
 /**
- * Turns the first validation error into a message that names the field at fault, for example
- * `name must be at most 100 characters long` or `unknown field 'id' in request body`.
+ * The validation keywords the contract's schemas use, each worded by `describeValidationError`, plus the
+ * two of `parameterValidator`. Annotations (`description`, `examples`, `default`, `format`) never fail.
+ */
+export const DESCRIBED_KEYWORDS = [
+  'type',
+  'required',
+  'additionalProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'enum',
+  'minimum',
+  'maximum',
+  'canonicalInteger',
+  'repeated',
+] as const;
+
+/**
+ * Turns the first validation error into a message that names the field at fault, in our words rather than
+ * Ajv's: for example `name must be at most 100 characters long`, `unknown field 'id' in request body` or
+ * `status must be one of available, pending, sold`.
  */
 export function describeValidationError(error: ErrorObject, part: string): string {
   const where = PART_NAMES[part] ?? part;
   const path = error.instancePath.split('/').slice(1).join('.');
   const field = path === '' ? where : path;
   const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
+  switch (error.keyword as (typeof DESCRIBED_KEYWORDS)[number]) {
     case 'required':
       return `${path === '' ? '' : `${path}.`}${String(params.missingProperty)} is required`;
     case 'additionalProperties':
-      return `unknown field '${String(params.additionalProperty)}' in ${path === '' ? where : path}`;
+      return part === 'querystring' && path === ''
+        ? `unknown query parameter '${String(params.additionalProperty)}'`
+        : `unknown field '${String(params.additionalProperty)}' in ${path === '' ? where : path}`;
     case 'type':
       return path === '' && part === 'body'
         ? 'Request body must be a JSON object'
@@ -60,9 +121,15 @@ export function describeValidationError(error: ErrorObject, part: string): strin
     case 'enum':
       return `${field} must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'minimum':
+      return `${field} must be at least ${String(params.limit)}`;
     case 'maximum':
-      return `${field} must be ${error.keyword === 'minimum' ? '>=' : '<='} ${String(params.limit)}`;
+      return `${field} must be at most ${String(params.limit)}`;
+    case 'canonicalInteger':
+      return `${field} must be a whole number in plain decimal digits, such as 42 (no sign, leading zeros, exponent or fraction)`;
+    case 'repeated':
+      return `${field} must be given once`;
     default:
-      return `${field} ${error.message ?? 'is invalid'}`;
+      // A keyword no schema of the contract uses today: never pass Ajv's own wording through.
+      return `${field} is not valid`;
   }
 }

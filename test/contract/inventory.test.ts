@@ -60,9 +60,13 @@ describe('the OpenAPI document is the contract', () => {
       'createCategory',
       'createPet',
       'getPetById',
+      'getPetByIdHead',
       'listCategories',
+      'listCategoriesHead',
       'listOrders',
+      'listOrdersHead',
       'listPets',
+      'listPetsHead',
       'placeOrder',
     ]);
     for (const operation of operations) {
@@ -84,15 +88,25 @@ describe('the OpenAPI document is the contract', () => {
     );
     const served = new Set(
       server.server.app.servedRoutes
-        // HEAD routes come with GET routes (exposeHeadRoutes), as RFC 9110 asks; they answer no operation of their own.
-        .filter(
-          (route) =>
-            route.url.startsWith('/v1') && route.config?.methodNotAllowed !== true && route.method !== 'HEAD',
-        )
+        .filter((route) => route.url.startsWith('/v1') && route.config?.methodNotAllowed !== true)
         .map((route) => `${route.method} ${route.url}`),
     );
     assert.deepEqual([...served].sort(), [...documented].sort());
-    assert.equal(documented.size, OPERATIONS.length);
+    // HEAD comes with every GET (exposeHeadRoutes), and the document lists it beside the GET.
+    const gets = OPERATIONS.filter((operation) => operation.method === 'GET').length;
+    assert.equal(documented.size, OPERATIONS.length + gets);
+  });
+
+  test('a HEAD operation answers as its GET: same statuses and headers, no body', () => {
+    for (const [path, item] of Object.entries(document.paths)) {
+      const { get, head } = item as Record<string, { responses: Record<string, unknown> } | undefined>;
+      assert.equal(head === undefined, get === undefined, path);
+      if (get === undefined || head === undefined) continue;
+      assert.deepEqual(Object.keys(head.responses), Object.keys(get.responses), path);
+      for (const response of Object.values(head.responses)) {
+        assert.equal((response as { content?: unknown }).content, undefined, `${path}: no body`);
+      }
+    }
   });
 
   test('the 405 answers cover every other method of each documented path', () => {

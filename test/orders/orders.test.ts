@@ -53,7 +53,8 @@ for (const backend of BACKENDS) {
     });
 
     const invalid: [string, unknown, RegExp][] = [
-      ['quantity 0', { petId: 1, quantity: 0 }, /quantity must be >= 1/],
+      ['quantity 1001', { petId: 1, quantity: 1001 }, /^quantity must be at most 1000$/],
+      ['quantity 0', { petId: 1, quantity: 0 }, /^quantity must be at least 1$/],
       ['a fractional quantity', { petId: 1, quantity: 1.5 }, /quantity must be an integer/],
       ['a quantity as a string', { petId: 1, quantity: '1' }, /quantity must be an integer/],
       ['no quantity', { petId: 1 }, /quantity is required/],

@@ -52,8 +52,12 @@ for (const backend of BACKENDS) {
         { name: 'Rex', categoryId: '1' },
         /categoryId must be an integer/,
       ],
-      ['a categoryId below 1', { name: 'Rex', categoryId: 0 }, /categoryId must be >= 1/],
-      ['an unknown status', { name: 'Rex', categoryId: 1, status: 'lost' }, /status/],
+      ['a categoryId below 1', { name: 'Rex', categoryId: 0 }, /^categoryId must be at least 1$/],
+      [
+        'an unknown status',
+        { name: 'Rex', categoryId: 1, status: 'lost' },
+        /^status must be one of available, pending, sold$/,
+      ],
       ['an empty name', { name: '', categoryId: 1 }, /name must be at least 1 characters/],
       ['an unknown field', { name: 'Rex', categoryId: 1, colour: 'brown' }, /unknown field 'colour'/],
     ];
@@ -89,9 +93,39 @@ for (const backend of BACKENDS) {
       assert.deepEqual(soldDogs, []);
     });
 
-    for (const query of ['categoryId=abc', 'categoryId=0', 'categoryId=1.5', 'status=lost', 'colour=brown']) {
-      test(`a bad filter (${query}) is a 400`, async () => {
-        assertError(await server.call(`/v1/pets?${query}`), 400, 'validation_failed');
+    const badFilters: [string, string][] = [
+      ['categoryId=0', 'categoryId must be at least 1'],
+      ['status=lost', 'status must be one of available, pending, sold'],
+      ['colour=brown', "unknown query parameter 'colour'"],
+      ['status=sold&status=pending', 'status must be given once'],
+      ['categoryId=1&categoryId=1', 'categoryId must be given once'],
+    ];
+    // Ajv would coerce each of these to 1 (or 10): only plain decimal digits name an id.
+    for (const id of [
+      'abc',
+      '1.0',
+      '1e0',
+      '+1',
+      '01',
+      '%201',
+      '1%20',
+      '0x1',
+      '1.5',
+      '-1',
+      '1e1',
+      '1_0',
+      '１',
+    ]) {
+      badFilters.push([
+        `categoryId=${id}`,
+        'categoryId must be a whole number in plain decimal digits, such as 42 (no sign, leading zeros, exponent or fraction)',
+      ]);
+    }
+    for (const [query, message] of badFilters) {
+      test(`a bad filter (${query}) is a 400 saying why`, async () => {
+        const response = await server.call(`/v1/pets?${query}`);
+        assertError(response, 400, 'validation_failed');
+        assert.equal((response.body as { message: string }).message, message);
       });
     }
 
@@ -119,6 +153,23 @@ for (const backend of BACKENDS) {
         const anonymous = await request(`${server.url}/v1/pets/1`);
         assertError(anonymous, 401, 'missing_api_key');
         assertDeprecationHeaders(anonymous);
+      });
+
+      test('only plain decimal digits name a pet: 1.0, 1e0, +1 and 01 are 400, not pet 1', async () => {
+        const created = (await server.post('/v1/pets', { name: 'One', categoryId: dogs })).body as Pet;
+        const id = String(created.id);
+        assert.equal((await server.call(`/v1/pets/${id}`)).status, 200);
+        for (const spelling of [`${id}.0`, `${id}e0`, `+${id}`, `0${id}`, `%20${id}`, `${id}%20`, `${id}.`]) {
+          const response = await server.call(`/v1/pets/${spelling}`);
+          assertError(response, 400, 'validation_failed');
+          assert.equal(
+            (response.body as { message: string }).message,
+            'petId must be a whole number in plain decimal digits, such as 42 (no sign, leading zeros, exponent or fraction)',
+            spelling,
+          );
+        }
+        const big = await server.call('/v1/pets/99999999999999999999');
+        assert.equal((big.body as { message: string }).message, 'petId must be at most 9007199254740991');
       });
 
       test('other operations carry no deprecation headers', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { isUtf8 } from 'node:buffer';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { OperationId } from '../../src/contract/index.js';
@@ -84,9 +85,39 @@ const BODIES = {
   ),
 };
 
+/** Byte sequences that are not UTF-8: stray continuation and lead bytes, overlongs, surrogates, cut-offs. */
+const notUtf8 = fc.oneof(
+  fc.constantFrom(
+    [0xff],
+    [0xfe, 0xff],
+    [0xc0, 0x80],
+    [0xed, 0xa0, 0x80],
+    [0xe2, 0x82],
+    [0xf4, 0x90, 0x80, 0x80],
+  ),
+  fc
+    .array(fc.integer({ min: 0x80, max: 0xff }), { minLength: 1, maxLength: 4 })
+    .filter((bytes) => !isUtf8(Buffer.from(bytes))),
+);
+
+/**
+ * A JSON text with bytes that are not UTF-8 put in at some point. Put inside a character of the text, such
+ * bytes can complete it into valid UTF-8 again, so those bodies are left out.
+ */
+const withBadBytes = (text: fc.Arbitrary<string>) =>
+  fc
+    .tuple(text, notUtf8, fc.nat())
+    .map(([json, bytes, at]) => {
+      const utf8 = Buffer.from(json);
+      const cut = utf8.length === 0 ? 0 : at % utf8.length;
+      return Buffer.concat([utf8.subarray(0, cut), Buffer.from(bytes), utf8.subarray(cut)]);
+    })
+    .filter((buffer) => !isUtf8(buffer));
+
 const body = (shape: fc.Arbitrary<Record<string, unknown>>) =>
   fc.option(
     fc.oneof(
+      withBadBytes(shape.map((value) => JSON.stringify(value))),
       {
         weight: 4,
         arbitrary: fc
@@ -114,6 +145,7 @@ const query = fc
       fc.constantFrom('categoryId', 'status', 'x', 'petId', '__proto__'),
       fc.oneof(
         fc.constantFrom('1', '0', 'abc', 'available', 'sold', 'placed', 'lost', '1.5', '%00', '', '-1'),
+        fc.constantFrom('01', '1.0', '1e0', '+1', ' 1', '0x1'),
         fc.string(),
       ),
     ),
@@ -149,7 +181,10 @@ function requestFor(
     ),
     body:
       shape === undefined
-        ? fc.option(fc.string({ maxLength: 50 }), { nil: undefined, freq: 4 })
+        ? fc.option(fc.oneof(fc.string({ maxLength: 50 }), withBadBytes(fc.string({ maxLength: 20 }))), {
+            nil: undefined,
+            freq: 4,
+          })
         : body(shape),
     ifNoneMatch: fc.option(headerValue, { nil: undefined }),
     requestId: fc.option(headerValue, { nil: undefined }),
@@ -162,10 +197,19 @@ function requestFor(
   });
 }
 
+/** Spellings of a seeded pet's id that are not plain decimal digits; Ajv alone would read each as the id. */
+const nonCanonicalId = fc
+  .tuple(
+    fc.integer({ min: 1, max: SEEDED }),
+    fc.constantFrom('%s.0', '%se0', '+%s', '0%s', '00%s', '%20%s', '%s%20', '%s.', '%s.00'),
+  )
+  .map(([id, spelling]) => spelling.replace('%s', String(id)));
+
 const petPath = fc
   .oneof(
     fc.integer({ min: 1, max: SEEDED }).map(String),
     fc.constantFrom('abc', '0', '-1', '1.5', '%zz', '99999999999999999999'),
+    nonCanonicalId,
   )
   .map((value) => `/v1/pets/${value}`);
 
@@ -196,6 +240,10 @@ const TARGETS: Record<
     BODIES.category,
   ),
 };
+
+/** Phrases of Ajv's own error messages, which every answer words afresh. */
+const AJV_WORDING =
+  /must (NOT|match|have required|be equal to|pass|be (integer|string|number|object|array|boolean|null)\b)|must be [<>]=/;
 
 /** Where each created resource is stored, to prove that only 201s stored rows. */
 const TABLES: Record<string, string> = {
@@ -263,6 +311,8 @@ for (const backend of BACKENDS) {
                 text: response.body,
                 body: parsed,
               });
+              const { message } = parsed as { message: string };
+              assert.doesNotMatch(message, AJV_WORDING, "a message in our words, not Ajv's");
             }
           }),
           { numRuns: RUNS },
@@ -270,6 +320,45 @@ for (const backend of BACKENDS) {
         assert.ok(errors > RUNS / 10, `the generator reaches error paths (${errors})`);
       });
     }
+
+    test('a body that is not UTF-8 is always 400 malformed_json, on every create', async () => {
+      const creates = fc.constantFrom(
+        ['/v1/categories', BODIES.category],
+        ['/v1/pets', BODIES.pet],
+        ['/v1/store/orders', BODIES.order],
+      ) as fc.Arbitrary<[string, fc.Arbitrary<Record<string, unknown>>]>;
+      const requests = creates.chain(([path, shape]) =>
+        fc.tuple(fc.constant(path), withBadBytes(shape.map((value) => JSON.stringify(value)))),
+      );
+      await fc.assert(
+        fc.asyncProperty(requests, async ([path, payload]) => {
+          const response = await server.server.app.inject({
+            method: 'POST',
+            url: path,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            payload,
+          });
+          assert.equal(response.statusCode, 400, response.body);
+          assert.equal((response.json() as { code: string }).code, 'malformed_json');
+        }),
+        { numRuns: RUNS / 4 },
+      );
+    });
+
+    test('an id not written in plain decimal digits never names a pet', async () => {
+      await fc.assert(
+        fc.asyncProperty(nonCanonicalId, async (spelling) => {
+          const response = await server.server.app.inject({
+            method: 'GET',
+            url: `/v1/pets/${spelling}`,
+            headers: { authorization: `Bearer ${key}` },
+          });
+          assert.equal(response.statusCode, 400, `${spelling}: ${response.body}`);
+          assert.match((response.json() as { message: string }).message, /^petId must be a whole number/);
+        }),
+        { numRuns: RUNS / 10 },
+      );
+    });
 
     test('the only stored rows are those answered 201, and every create reached storage', async (t) => {
       t.diagnostic(

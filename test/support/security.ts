@@ -33,7 +33,7 @@ const SAMPLES: Record<
  */
 export async function protectedRoutes(server: TestServer): Promise<ProtectedRoute[]> {
   const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
-    paths: Record<string, Record<string, { operationId: OperationId }>>;
+    paths: Record<string, Record<string, { operationId: string }>>;
   };
   const category = await server.post('/v1/categories', { name: 'Suite' });
   const categoryId = (category.body as { id: number }).id;
@@ -42,8 +42,10 @@ export async function protectedRoutes(server: TestServer): Promise<ProtectedRout
   const ids = { categoryId, petId: await pet(), spareId: await pet() };
   return Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, operation]) => {
-      const sample = SAMPLES[operation.operationId](ids);
-      assert.equal(sample.path.replace(/\/\d+$/, '/{petId}'), `/v1${path}`, operation.operationId);
+      // HEAD is its GET without the body: the same request.
+      const operationId = (method === 'head' ? item.get : operation)?.operationId as OperationId;
+      const sample = SAMPLES[operationId](ids);
+      assert.equal(sample.path.replace(/\/\d+$/, '/{petId}'), `/v1${path}`, operationId);
       return { method: method.toUpperCase(), ...sample };
     }),
   );
@@ -103,6 +105,17 @@ function send(
   });
 }
 
+/** An error answer: the Error body, or for HEAD, which has no body, the status and the request id. */
+function assertAnswer(route: ProtectedRoute, response: JsonResponse, status: number, code: string): void {
+  if (route.method !== 'HEAD') {
+    assertError(response, status, code);
+    return;
+  }
+  assert.equal(response.status, status);
+  assert.equal(response.text, '');
+  assert.match(response.headers.get('x-request-id') ?? '', /\S/);
+}
+
 /**
  * The shared security suite: registers, for every protected route, one test per refused credential, each
  * expecting 401 with the Error body and the RFC 6750 challenge, and one test that the valid key passes.
@@ -115,7 +128,7 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
       for (const [label, code, credential] of REFUSED_CREDENTIALS) {
         await t.test(`${route.method} ${route.path}: ${label}`, async () => {
           const response = await send(server, route, await credential(server));
-          assertError(response, 401, code);
+          assertAnswer(route, response, 401, code);
           assertRateLimitHeaders(response);
           assert.equal(
             response.headers.get('www-authenticate'),
@@ -131,7 +144,7 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
         const authorization = { authorization: `Bearer ${key}` };
         await send(server, { method: 'GET', path: '/v1/categories' }, authorization);
         const response = await send(server, route, authorization);
-        assertError(response, 429, 'rate_limit_exceeded');
+        assertAnswer(route, response, 429, 'rate_limit_exceeded');
         assert.match(response.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
         assertRateLimitHeaders(response);
       });
