@@ -27,6 +27,11 @@ const readIdempotencyKey: preValidationHookHandler = (request, reply, done) => {
     done();
     return;
   }
+  // Node joins repeated headers with ", ", which would make two keys one: the field is a single string.
+  if ((request.raw.headersDistinct['idempotency-key']?.length ?? 0) > 1) {
+    sendError(request, reply, 'validation_failed', 'Idempotency-Key must be sent once');
+    return;
+  }
   const key = parseIdempotencyKey(header as string);
   if (key === undefined) {
     const message = `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters`;

@@ -10,7 +10,7 @@ import { type JsonResponse, startTestServer, type TestServer } from '../support/
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A POST over node:http, for header values that fetch refuses to send. */
-function rawPost(url: string, headers: Record<string, string>, body: string): Promise<number> {
+function rawPost(url: string, headers: Record<string, string | string[]>, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const sent = http.request(url, { method: 'POST', headers }, (response) => {
       response.resume();
@@ -126,6 +126,9 @@ for (const backend of BACKENDS) {
         const status = await rawPost(url, { ...headers, 'idempotency-key': key }, body);
         assert.equal(status, 400, `Idempotency-Key ${JSON.stringify(key)}`);
       }
+      // Two header lines would be joined into one key ("a, b"); the field is one string, sent once.
+      const twice = await rawPost(url, { ...headers, 'idempotency-key': [freshKey(), freshKey()] }, body);
+      assert.equal(twice, 400, 'Idempotency-Key sent twice');
       const response = await postWithKey('/v1/categories', { name: 'Bad key' }, 'y'.repeat(256));
       assertError(response, 400, 'validation_failed');
       assert.match((response.body as { message: string }).message, /Idempotency-Key/);
