@@ -32,7 +32,18 @@ export async function composeApp(
   const store = options.rateLimitStore ?? createRateLimitStore(config, { logger, metrics });
   try {
     await store.connect();
-    const limiter = createRateLimiter({ store, policy: config.rateLimit, clock, logger });
+    const limiter = createRateLimiter({
+      store,
+      policy: config.rateLimit,
+      clock,
+      logger,
+      // Kept beside the key for `keys list`; a ban that could not be recorded still holds in the store.
+      onBan: (keyId, until) => {
+        storage.apiKeys
+          .recordBan(keyId, new Date(until).toISOString())
+          .catch((error: unknown) => logger.warn({ err: error, keyId }, 'could not record a ban'));
+      },
+    });
     const authenticator = createAuthenticator({
       storage,
       env: config.env,

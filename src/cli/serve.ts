@@ -5,20 +5,21 @@ import { createLogger } from '../log/index.js';
 import type { Storage } from '../storage/index.js';
 
 /**
- * First start of the embedded default: with no key at all the API could not be used, so create one `pro`
- * key and print it, once, on stdout (not through the logger, which never sees keys).
+ * First start of a fresh database, whatever DATABASE_URL names: with no key at all the API could not be
+ * used, so create one `pro` key and print it, once, on stdout (not through the logger, which never sees
+ * keys). Of instances starting at once on one database, exactly one creates it.
  */
 async function createFirstKey(
   config: Config,
   storage: Storage,
   out: NodeJS.WritableStream,
 ): Promise<boolean> {
-  if (config.storage.kind !== 'sqlite' || !config.storage.isDefault) return false;
-  if ((await storage.apiKeys.list()).length > 0) return false;
-  const { record, key } = await createKeyManager({ storage, env: config.env }).create({
+  const created = await createKeyManager({ storage, env: config.env }).createFirst({
     plan: 'pro',
     name: 'first key',
   });
+  if (created === undefined) return false;
+  const { record, key } = created;
   out.write(
     `\nCreated the first API key, ${record.id} (plan pro):\n\n  ${key}\n\n` +
       'It will not be shown again: store it now. Send it as: Authorization: Bearer <key>\n' +

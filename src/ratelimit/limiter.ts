@@ -28,6 +28,8 @@ export function createRateLimiter(deps: {
   policy: RateLimitPolicy;
   clock: Clock;
   logger: Logger;
+  /** Told when a key's ban starts and until when (epoch ms), so operators can see it. */
+  onBan?: (keyId: string, until: number) => void;
 }): RateLimiter {
   const { store, policy, clock, logger } = deps;
   // A key's subject and limits, made once per record (records are replaced when keys reload).
@@ -43,10 +45,13 @@ export function createRateLimiter(deps: {
 
   function logBan(key: ApiKeyRecord, decision: Decision): Decision {
     if (decision.kind === 'limited' && decision.banStarted) {
+      // On the store's clock, as the ban itself.
+      const until = decision.now + policy.ban.durationMs;
       logger.warn(
-        { keyId: key.id, plan: key.plan, until: new Date(clock.now() + policy.ban.durationMs).toISOString() },
+        { keyId: key.id, plan: key.plan, until: new Date(until).toISOString() },
         'API key banned for sending after 429 answers',
       );
+      deps.onBan?.(key.id, until);
     }
     return decision;
   }

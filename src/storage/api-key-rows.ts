@@ -13,6 +13,7 @@ export interface ApiKeyRow {
   created_at: string;
   revoked_at: string | null;
   unbanned_at: string | null;
+  banned_until: string | null;
 }
 
 /** A stored row as the record the rest of the service uses. */
@@ -31,6 +32,7 @@ export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     unbannedAt: row.unbanned_at,
+    bannedUntil: row.banned_until,
   };
 }
 

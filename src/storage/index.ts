@@ -1,7 +1,7 @@
 import type { StorageConfig } from '../config/index.js';
 import { createPostgresStorage } from './postgres/storage.js';
 import { createSqliteStorage } from './sqlite/storage.js';
-import type { Storage } from './types.js';
+import type { OpenOptions, Storage } from './types.js';
 
 export { Sqlite } from './sqlite/driver.js';
 export { openSqliteDatabase } from './sqlite/storage.js';
@@ -15,18 +15,20 @@ export {
   type IdempotencyRecord,
   type IdempotencyRepository,
   type IdempotentWrite,
+  type OpenOptions,
   type OrderRepository,
   type PetRepository,
   type Plan,
   type Storage,
+  StorageNotFoundError,
 } from './types.js';
 
-/** Opens the storage the configuration names. */
-export async function createStorage(config: StorageConfig): Promise<Storage> {
+/** Opens the storage the configuration names, creating its database and schema unless `mustExist`. */
+export async function createStorage(config: StorageConfig, options: OpenOptions = {}): Promise<Storage> {
   switch (config.kind) {
     case 'sqlite':
-      return createSqliteStorage({ file: config.file });
+      return createSqliteStorage({ file: config.file, ...options });
     case 'postgres':
-      return createPostgresStorage({ url: config.url, poolSize: config.poolSize });
+      return createPostgresStorage({ url: config.url, poolSize: config.poolSize, ...options });
   }
 }

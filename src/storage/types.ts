@@ -28,6 +28,8 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
   /** When `keys unban` last lifted a ban of this key. */
   unbannedAt: string | null;
+  /** When the ban the limiter last put on this key ends; null when none was recorded or it was lifted. */
+  bannedUntil: string | null;
 }
 
 /**
@@ -109,12 +111,22 @@ export interface OrderRepository {
 
 export interface ApiKeyRepository {
   insert(record: ApiKeyRecord): Promise<void>;
+  /**
+   * Inserts the record only if no key at all exists, revoked ones included, atomically: of instances
+   * starting at once on a fresh database, exactly one inserts. Resolves with whether it did.
+   */
+  insertFirst(record: ApiKeyRecord): Promise<boolean>;
   /** Every key, revoked ones included, oldest first. */
   list(): Promise<ApiKeyRecord[]>;
   /** Marks a key revoked; false if no key has that id. Revoking twice keeps the first time. */
   revoke(id: string, at: string): Promise<boolean>;
-  /** Records that a key's ban was lifted; false if no key has that id. */
+  /** Records that a key's ban was lifted (and forgets its end); false if no key has that id. */
   unban(id: string, at: string): Promise<boolean>;
+  /**
+   * Records until when a key is banned, for operators to see (`keys list`). Servers do not read it back:
+   * the ban itself lives in the rate-limit store.
+   */
+  recordBan(id: string, until: string): Promise<void>;
   /** A value that changes whenever a key is created or revoked, cheap to read. */
   version(): Promise<number>;
 }
@@ -125,6 +137,29 @@ export interface DomainRepository {
   markVerified(domain: string, target: string, at: string): Promise<void>;
   /** Whether `domain` was ever verified. */
   isVerified(domain: string): Promise<boolean>;
+}
+
+/**
+ * Thrown when storage is opened with `mustExist` and there is no Pet Store database there: no SQLite file,
+ * or a database without the schema. `where` names the file or the database (never a password).
+ */
+export class StorageNotFoundError extends Error {
+  constructor(
+    readonly where: string,
+    readonly reason: 'missing' | 'no_schema',
+  ) {
+    super(reason === 'missing' ? `no database at ${where}` : `no Pet Store schema in ${where}`);
+    this.name = 'StorageNotFoundError';
+  }
+}
+
+/** How storage is opened. */
+export interface OpenOptions {
+  /**
+   * Refuse, with `StorageNotFoundError`, to create a database or its schema: for commands that only read
+   * or change what a server made. An existing schema is still brought up to date.
+   */
+  mustExist?: boolean;
 }
 
 /**

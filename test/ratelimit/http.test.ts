@@ -46,13 +46,18 @@ describe('rate limits over HTTP', () => {
     assert.equal((await server.call('/v1/categories', as(key))).status, 200, 'the next minute admits again');
   });
 
-  test('an enterprise key with 1000/min and 20/day gets exactly 20, then 429 until the next UTC midnight', async () => {
-    const { key } = await server.createKey({ plan: 'enterprise', limits: { perMinute: 1000, perDay: 20 } });
+  test('an enterprise key with 20/min and 25/day: once the day is spent, 429 until the next UTC midnight', async () => {
+    // Two minutes of this test must fall in one UTC day.
+    if (86_400_000 - (clock.now() % 86_400_000) < 5 * 60_000) clock.advance(10 * 60_000);
+    const { key } = await server.createKey({ plan: 'enterprise', limits: { perMinute: 20, perDay: 25 } });
     const midnight = (clock.now() - (clock.now() % 86_400_000) + 86_400_000) / 1000;
-    for (let i = 1; i <= 20; i += 1) {
+    for (let i = 1; i <= 20; i += 1) assert.equal((await server.call('/v1/categories', as(key))).status, 200);
+    clock.advance(60_000);
+    for (let i = 1; i <= 5; i += 1) {
       const response = await server.call('/v1/categories', as(key));
       assert.equal(response.status, 200);
-      assert.deepEqual(assertRateLimitHeaders(response), { limit: 20, remaining: 20 - i, reset: midnight });
+      // 20 - i left in the minute, 5 - i in the day: the day binds.
+      assert.deepEqual(assertRateLimitHeaders(response), { limit: 25, remaining: 5 - i, reset: midnight });
     }
     const refused = await server.call('/v1/categories', as(key));
     assertError(refused, 429, 'rate_limit_exceeded');

@@ -27,6 +27,7 @@ function keyOf(plan: Plan, limits: Limits | null = null): ApiKeyRecord {
     createdAt: '2026-01-01T00:00:00.000Z',
     revokedAt: null,
     unbannedAt: null,
+    bannedUntil: null,
   };
 }
 

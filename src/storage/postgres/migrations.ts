@@ -98,6 +98,11 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'api key bans',
+    sql: 'ALTER TABLE api_keys ADD COLUMN banned_until TEXT;',
+  },
 ];
 
 /** An arbitrary constant naming the migration lock among PostgreSQL's advisory locks. */

@@ -2,12 +2,14 @@ import pg from 'pg';
 import type { Order, OrderStatus, Pet, PetStatus } from '../../contract/index.js';
 import { type ApiKeyRow, apiKeyColumns, toApiKeyRecord } from '../api-key-rows.js';
 import { type CategoryRow, toCategory } from '../category-rows.js';
-import type {
-  ApiKeyRepository,
-  CategoryRepository,
-  OrderRepository,
-  PetRepository,
-  Storage,
+import {
+  type ApiKeyRepository,
+  type CategoryRepository,
+  type OpenOptions,
+  type OrderRepository,
+  type PetRepository,
+  type Storage,
+  StorageNotFoundError,
 } from '../types.js';
 import { postgresDomains } from './domains.js';
 import { createOnce, postgresIdempotency } from './idempotency.js';
@@ -27,6 +29,25 @@ const types = {
       ? (value: string) => Number(value)
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
+
+/** Whether the database holds the Pet Store schema (of any version). */
+async function hasSchema(pool: pg.Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ table: string | null }>(
+    "SELECT to_regclass('schema_migrations')::text AS table",
+  );
+  return rows[0]?.table != null;
+}
+
+/** A connection URL fit to print: its password, if any, replaced. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the database of DATABASE_URL';
+  }
+}
 
 /** Refuses to run where a COMMIT could return before it is on disk (DESIGN.md section 8). */
 async function checkDurability(pool: pg.Pool): Promise<void> {
@@ -195,6 +216,7 @@ function orders(pool: pg.Pool): OrderRepository {
 
 function apiKeys(pool: pg.Pool): ApiKeyRepository {
   const bump = 'UPDATE api_keys_version SET version = version + 1 WHERE id = 1';
+  const insertColumns = '(id, name, plan, per_minute, per_day, env, prefix, digest, created_at, revoked_at)';
   const update = (sql: string, values: unknown[]) =>
     transaction(pool, async (client) => {
       const changed = ((await client.query(sql, values)).rowCount ?? 0) > 0;
@@ -205,12 +227,29 @@ function apiKeys(pool: pg.Pool): ApiKeyRepository {
     async insert(record) {
       await transaction(pool, async (client) => {
         await client.query(
-          `INSERT INTO api_keys (id, name, plan, per_minute, per_day, env, prefix, digest, created_at, revoked_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          `INSERT INTO api_keys ${insertColumns} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
           apiKeyColumns(record),
         );
         await client.query(bump);
       });
+    },
+    insertFirst(record) {
+      return transaction(pool, async (client) => {
+        // Two transactions that both find the table empty would both insert: the lock makes the second wait
+        // for the first to commit, and then see its key. It conflicts with itself and with inserts only.
+        await client.query('LOCK TABLE api_keys IN SHARE ROW EXCLUSIVE MODE');
+        const { rowCount } = await client.query(
+          `INSERT INTO api_keys ${insertColumns}
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE NOT EXISTS (SELECT 1 FROM api_keys)`,
+          apiKeyColumns(record),
+        );
+        if (rowCount === 0) return false;
+        await client.query(bump);
+        return true;
+      });
+    },
+    async recordBan(id, until) {
+      await pool.query('UPDATE api_keys SET banned_until = $1 WHERE id = $2', [until, id]);
     },
     async list() {
       const { rows } = await pool.query<ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
@@ -218,7 +257,8 @@ function apiKeys(pool: pg.Pool): ApiKeyRepository {
     },
     revoke: (id, at) =>
       update('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2', [at, id]),
-    unban: (id, at) => update('UPDATE api_keys SET unbanned_at = $1 WHERE id = $2', [at, id]),
+    unban: (id, at) =>
+      update('UPDATE api_keys SET unbanned_at = $1, banned_until = NULL WHERE id = $2', [at, id]),
     async version() {
       const { rows } = await pool.query<{ version: number }>(
         'SELECT version FROM api_keys_version WHERE id = 1',
@@ -232,7 +272,9 @@ function apiKeys(pool: pg.Pool): ApiKeyRepository {
  * The shared storage of a fleet: PostgreSQL through a connection pool. Every write is its own transaction;
  * PostgreSQL's own group commit shares fsyncs between concurrent commits.
  */
-export async function createPostgresStorage(options: { url: string; poolSize?: number }): Promise<Storage> {
+export async function createPostgresStorage(
+  options: { url: string; poolSize?: number } & OpenOptions,
+): Promise<Storage> {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
@@ -244,6 +286,9 @@ export async function createPostgresStorage(options: { url: string; poolSize?: n
   let applied: number[];
   try {
     await checkDurability(pool);
+    if (options.mustExist && !(await hasSchema(pool))) {
+      throw new StorageNotFoundError(withoutPassword(options.url), 'no_schema');
+    }
     const client = await pool.connect();
     try {
       applied = await migrate(client);

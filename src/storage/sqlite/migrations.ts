@@ -104,6 +104,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 7,
+    name: 'api key bans',
+    // When the limiter's last ban of a key ends, for `keys list`: the ban itself lives in the rate-limit
+    // store (a server's memory, or Redis), which the CLI cannot always reach.
+    sql: 'ALTER TABLE api_keys ADD COLUMN banned_until TEXT;',
+  },
 ];
 
 /**

@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type ApiKeyRow, apiKeyColumns, toApiKeyRecord } from '../api-key-rows.js';
 import { type CategoryRow, toCategory } from '../category-rows.js';
-import type { ApiKeyRepository, CategoryRepository, Storage } from '../types.js';
+import {
+  type ApiKeyRepository,
+  type CategoryRepository,
+  type OpenOptions,
+  type Storage,
+  StorageNotFoundError,
+} from '../types.js';
 import { sqliteDomains } from './domains.js';
 import { type Database, Sqlite } from './driver.js';
 import { type RecordAnswer, sqliteIdempotency } from './idempotency.js';
@@ -15,10 +21,18 @@ import { WriteQueue } from './write-queue.js';
  * reached the disk (DESIGN.md section 8). Both settings are read back, and the start fails if the file
  * system or the build refused them.
  */
-export function openSqliteDatabase(file: string): { db: Database; applied: number[] } {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Sqlite(file);
+export function openSqliteDatabase(
+  file: string,
+  options: OpenOptions = {},
+): { db: Database; applied: number[] } {
+  const where = file === ':memory:' ? file : path.resolve(file);
+  if (options.mustExist && file !== ':memory:' && !fs.existsSync(file)) {
+    throw new StorageNotFoundError(where, 'missing');
+  }
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(where), { recursive: true });
+  const db = new Sqlite(file, { fileMustExist: options.mustExist === true });
   try {
+    if (options.mustExist && !hasSchema(db)) throw new StorageNotFoundError(where, 'no_schema');
     db.pragma('busy_timeout = 5000');
     const journal = db.pragma('journal_mode = WAL', { simple: true });
     db.pragma('synchronous = FULL');
@@ -36,6 +50,15 @@ export function openSqliteDatabase(file: string): { db: Database; applied: numbe
     db.close();
     throw error;
   }
+}
+
+/** Whether the file holds the Pet Store schema (of any version), rather than nothing or something else. */
+function hasSchema(db: Database): boolean {
+  const table = db
+    .prepare<[], number>("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .pluck()
+    .get();
+  return table !== undefined;
 }
 
 function sqliteCategories(db: Database, writes: WriteQueue, recordAnswer: RecordAnswer): CategoryRepository {
@@ -67,7 +90,14 @@ function sqliteApiKeys(db: Database, writes: WriteQueue): ApiKeyRepository {
   const revoke = db.prepare<[string, string]>(
     'UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?',
   );
-  const unban = db.prepare<[string, string]>('UPDATE api_keys SET unbanned_at = ? WHERE id = ?');
+  const insertFirst = db.prepare(
+    `INSERT INTO api_keys (id, name, plan, per_minute, per_day, env, prefix, digest, created_at, revoked_at)
+     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM api_keys)`,
+  );
+  const unban = db.prepare<[string, string]>(
+    'UPDATE api_keys SET unbanned_at = ?, banned_until = NULL WHERE id = ?',
+  );
+  const recordBan = db.prepare<[string, string]>('UPDATE api_keys SET banned_until = ? WHERE id = ?');
   const bump = db.prepare('UPDATE api_keys_version SET version = version + 1 WHERE id = 1');
   const version = db.prepare<[], number>('SELECT version FROM api_keys_version WHERE id = 1').pluck();
 
@@ -78,8 +108,19 @@ function sqliteApiKeys(db: Database, writes: WriteQueue): ApiKeyRepository {
         bump.run();
       });
     },
+    insertFirst(record) {
+      // The write queue's BEGIN IMMEDIATE holds the write lock, so the check and the insert are one step.
+      return writes.run(() => {
+        const inserted = insertFirst.run(...apiKeyColumns(record)).changes > 0;
+        if (inserted) bump.run();
+        return inserted;
+      });
+    },
     async list() {
       return select.all().map(toApiKeyRecord);
+    },
+    async recordBan(id, until) {
+      await writes.run(() => recordBan.run(until, id));
     },
     revoke(id, at) {
       return writes.run(() => {
@@ -102,8 +143,8 @@ function sqliteApiKeys(db: Database, writes: WriteQueue): ApiKeyRepository {
 }
 
 /** The embedded storage: one SQLite file, writes group-committed. */
-export function createSqliteStorage(options: { file: string }): Storage {
-  const { db, applied } = openSqliteDatabase(options.file);
+export function createSqliteStorage(options: { file: string } & OpenOptions): Storage {
+  const { db, applied } = openSqliteDatabase(options.file, options);
   const writes = new WriteQueue(db);
   const ping = db.prepare('SELECT 1');
   const idempotency = sqliteIdempotency(db, writes);
