@@ -1,6 +1,5 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { parseArgs } from 'node:util';
 import type { Config } from '../config/index.js';
 import {
   isConfiguredDomain,
@@ -10,8 +9,10 @@ import {
   verifyDomain,
   verifyWithRetries,
 } from '../domains/index.js';
-import { createStorage } from '../storage/index.js';
-import { UsageError } from './keys.js';
+import type { Storage } from '../storage/index.js';
+import { parseOptions, UsageError } from './args.js';
+import { printable } from './output.js';
+import { openExistingStorage } from './storage.js';
 
 export const DOMAINS_USAGE = `Usage:
   petstore domains verify <domain> --target <dns target> [--resolver host:port]
@@ -39,6 +40,7 @@ function takeWait(args: string[]): { rest: string[]; waitSeconds: number | undef
       rest.push(arg);
       continue;
     }
+    if (waitSeconds !== undefined) throw new UsageError('--wait is given more than once', 'domains');
     const next = args[index + 1];
     let value = inline?.[1];
     if (value === undefined && next !== undefined && /^\d+$/.test(next)) {
@@ -46,7 +48,7 @@ function takeWait(args: string[]): { rest: string[]; waitSeconds: number | undef
       index++;
     }
     if (value !== undefined && !/^[1-9]\d{0,5}$/.test(value)) {
-      throw new UsageError(`--wait takes a number of seconds from 1 to 999999 (got ${value})`);
+      throw new UsageError(`--wait takes a number of seconds from 1 to 999999 (got ${value})`, 'domains');
     }
     waitSeconds = value === undefined ? DEFAULT_WAIT_SECONDS : Number(value);
   }
@@ -62,51 +64,47 @@ function parseResolver(value: string): string {
   if (kind === 0 || Number(port) < 1 || Number(port) > 65535) {
     throw new UsageError(
       `--resolver must be an IP address with an optional port, as 127.0.0.1:53 (got ${value})`,
+      'domains',
     );
   }
   return kind === 6 ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 function domainArgument(flag: string, value: string | undefined): string {
-  if (value === undefined) throw new UsageError(`domains verify needs ${flag}`);
+  if (value === undefined) throw new UsageError(`domains verify needs ${flag}`, 'domains');
   const domain = normalizeDomain(value);
   if (!isDomainName(domain))
-    throw new UsageError(`${flag} must be a domain name such as docs.example.com (got ${value})`);
+    throw new UsageError(`${flag} must be a domain name such as docs.example.com (got ${value})`, 'domains');
   return domain;
 }
 
 function parseVerifyArgs(args: string[]) {
   const { rest, waitSeconds } = takeWait(args);
-  let parsed: { values: { target?: string; resolver?: string; ca?: string }; positionals: string[] };
-  try {
-    parsed = parseArgs({
-      args: rest,
-      options: {
-        target: { type: 'string' },
-        resolver: { type: 'string' },
-        ca: { type: 'string', default: 'letsencrypt.org' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (positionals.length !== 1) throw new UsageError('domains verify takes exactly one domain');
+  const { values, positionals } = parseOptions(
+    rest,
+    { target: { type: 'string' }, resolver: { type: 'string' }, ca: { type: 'string' } },
+    'domains',
+  );
+  if (positionals.length !== 1) throw new UsageError('domains verify takes exactly one domain', 'domains');
   return {
     domain: domainArgument('<domain>', positionals[0]),
     target: domainArgument('--target', values.target),
-    ca: domainArgument('--ca', values.ca),
+    ca: domainArgument('--ca', values.ca ?? 'letsencrypt.org'),
     resolver: values.resolver === undefined ? undefined : parseResolver(values.resolver),
     waitSeconds,
   };
 }
 
-/** Prints what passed and every problem with its fix. */
+/**
+ * Prints what passed and every problem with its fix. They quote DNS records (a CNAME, a CAA value), which
+ * whoever runs the zone writes: anything unprintable in them is escaped, so a record cannot drive the
+ * operator's terminal.
+ */
 function report(result: Verification, out: NodeJS.WritableStream): void {
-  for (const passed of result.passed) out.write(`  ok    ${passed}\n`);
-  for (const { problem, fix } of result.problems) out.write(`  FAIL  ${problem}\n        Fix: ${fix}\n`);
+  for (const passed of result.passed) out.write(`  ok    ${printable(passed)}\n`);
+  for (const { problem, fix } of result.problems) {
+    out.write(`  FAIL  ${printable(problem)}\n        Fix: ${printable(fix)}\n`);
+  }
 }
 
 /** `petstore domains …`: returns the exit code (0 verified, 1 not verified). */
@@ -118,23 +116,40 @@ export async function domainsCommand(
   const [action, ...rest] = args;
   if (action !== 'verify') {
     throw new UsageError(
-      action === undefined ? 'domains needs an action' : `unknown domains action: ${action}`,
+      action === undefined ? 'domains needs an action: verify' : `unknown domains action: ${action}`,
+      'domains',
     );
   }
   const options = parseVerifyArgs(rest);
   const resolver = new Resolver({ timeout: 3_000, tries: 2 });
   if (options.resolver !== undefined) resolver.setServers([options.resolver]);
   const check = { domain: options.domain, target: options.target, ca: options.ca };
+  // Before any DNS query: a verification that could not be recorded would be waited for in vain.
+  const storage = await openExistingStorage(config);
+  try {
+    return await verifyAndRecord(check, options.waitSeconds, resolver, storage, config, out);
+  } finally {
+    await storage.close();
+  }
+}
 
-  out.write(`Verifying ${options.domain} against ${options.target} (CA ${options.ca}).\n`);
+async function verifyAndRecord(
+  check: { domain: string; target: string; ca: string },
+  waitSeconds: number | undefined,
+  resolver: Resolver,
+  storage: Storage,
+  config: Config,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  out.write(`Verifying ${check.domain} against ${check.target} (CA ${check.ca}).\n`);
   const result =
-    options.waitSeconds === undefined
+    waitSeconds === undefined
       ? await verifyDomain(resolver, check)
       : await verifyWithRetries(() => verifyDomain(resolver, check), {
-          limitMs: options.waitSeconds * 1000,
+          limitMs: waitSeconds * 1000,
           onRetry: (last, delayMs) =>
             out.write(
-              `  not yet: ${last.problems[0]?.problem ?? 'not verified'}; retrying in ${Math.round(delayMs / 1000)} s\n`,
+              `  not yet: ${printable(last.problems[0]?.problem ?? 'not verified')}; retrying in ${Math.round(delayMs / 1000)} s\n`,
             ),
         });
   if (result.kind !== 'unknown') {
@@ -150,12 +165,7 @@ export async function domainsCommand(
     return 1;
   }
 
-  const storage = await createStorage(config.storage);
-  try {
-    await storage.domains.markVerified(result.domain, result.target, new Date().toISOString());
-  } finally {
-    await storage.close();
-  }
+  await storage.domains.markVerified(result.domain, result.target, new Date().toISOString());
   out.write(`Verified ${result.domain}; recorded.\n`);
   if (!isConfiguredDomain(config.domains, result.domain)) {
     out.write(

@@ -1,7 +1,9 @@
-import { parseArgs } from 'node:util';
 import type { Config } from '../config/index.js';
 import { createKeyManager, KeyInputError, PLANS } from '../keys/index.js';
-import { type ApiKeyRecord, createStorage, type Plan } from '../storage/index.js';
+import type { ApiKeyRecord, Plan } from '../storage/index.js';
+import { parseOptions, UsageError } from './args.js';
+import { jsonLine, printable } from './output.js';
+import { openExistingStorage } from './storage.js';
 
 export const KEYS_USAGE = `Usage:
   petstore keys create --plan free|pro|business|enterprise [--name NAME]
@@ -10,42 +12,37 @@ export const KEYS_USAGE = `Usage:
   petstore keys revoke <id>
   petstore keys unban <id>
 
-Enterprise keys need both --per-minute and --per-day; other plans use their plan's limits.
-The key is printed once, at creation: only its digest is stored.`;
+Enterprise keys need both --per-minute and --per-day (a day at least a minute); other plans use their
+plan's limits. Names are 1 to 100 characters without control characters. The key is printed once, at
+creation: only its digest is stored. The commands use the database a server made (DATABASE_URL) and never
+create one.`;
 
-/** Wrong arguments: the CLI prints the usage and exits 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+const OPTIONS = {
+  create: {
+    plan: { type: 'string' },
+    name: { type: 'string' },
+    'per-minute': { type: 'string' },
+    'per-day': { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  list: { json: { type: 'boolean' } },
+  revoke: {},
+  unban: {},
+} as const;
+
+type Action = keyof typeof OPTIONS;
 
 function positiveInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^[1-9]\d{0,9}$/.test(value))
-    throw new UsageError(`${flag} must be a positive whole number (got ${value})`);
+  if (!/^[1-9]\d{0,9}$/.test(value)) {
+    throw new UsageError(`${flag} must be a positive whole number (got ${value})`, 'keys');
+  }
   return Number(value);
 }
 
-function parseKeysArgs(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      options: {
-        plan: { type: 'string' },
-        name: { type: 'string' },
-        'per-minute': { type: 'string' },
-        'per-day': { type: 'string' },
-        json: { type: 'boolean' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
-/** The public view of a key: never the key, never its digest. */
-function view(record: ApiKeyRecord) {
+/** The public view of a key: never the key, never its digest; its state as of `now`. */
+function view(record: ApiKeyRecord, now: number) {
+  const banned = record.bannedUntil !== null && Date.parse(record.bannedUntil) > now;
   return {
     id: record.id,
     name: record.name,
@@ -55,7 +52,21 @@ function view(record: ApiKeyRecord) {
     env: record.env,
     createdAt: record.createdAt,
     revokedAt: record.revokedAt,
+    state: record.revokedAt !== null ? 'revoked' : banned ? 'banned' : 'active',
+    bannedUntil: banned ? record.bannedUntil : null,
   };
+}
+
+/** One line of `keys list`: every field printable, so a name cannot forge another line. */
+function row(key: ReturnType<typeof view>): string {
+  const limits = key.limits ? ` ${key.limits.perMinute}/min ${key.limits.perDay}/day` : '';
+  const state =
+    key.state === 'revoked'
+      ? `revoked ${key.revokedAt}`
+      : key.state === 'banned'
+        ? `banned until ${key.bannedUntil}`
+        : 'active';
+  return `${key.id}  ${key.prefix}…  ${key.plan}${limits}  ${key.env}  "${printable(key.name)}"  created ${key.createdAt}  ${state}\n`;
 }
 
 /** `petstore keys …`: returns the exit code. */
@@ -63,71 +74,69 @@ export async function keysCommand(
   args: string[],
   config: Config,
   out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
 ): Promise<number> {
   const [action, ...rest] = args;
-  const { values, positionals } = parseKeysArgs(rest);
-  const json = values.json === true;
+  if (action === undefined)
+    throw new UsageError('keys needs an action: create, list, revoke or unban', 'keys');
+  if (!Object.hasOwn(OPTIONS, action)) throw new UsageError(`unknown keys action: ${action}`, 'keys');
+  const { values, positionals } = parseOptions(rest, OPTIONS[action as Action], 'keys');
+  const json = (values as { json?: boolean }).json === true;
 
-  const storage = await createStorage(config.storage);
-  try {
-    const keys = createKeyManager({ storage, env: config.env });
-    switch (action) {
-      case 'create': {
-        if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`);
-        const plan = values.plan;
-        if (plan === undefined || !PLANS.includes(plan as Plan)) {
-          throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
-        }
-        const perMinute = positiveInteger('--per-minute', values['per-minute']);
-        const perDay = positiveInteger('--per-day', values['per-day']);
-        if ((perMinute === undefined) !== (perDay === undefined)) {
-          throw new UsageError('--per-minute and --per-day go together');
-        }
-        const name = values.name;
-        const { record, key } = await keys.create({
-          plan: plan as Plan,
-          ...(name !== undefined ? { name } : {}),
-          ...(perMinute !== undefined && perDay !== undefined ? { limits: { perMinute, perDay } } : {}),
-        });
-        if (json) {
-          out.write(`${JSON.stringify({ ...view(record), key })}\n`);
-        } else {
-          out.write(
-            `Created API key ${record.id} (plan ${record.plan}, name "${record.name}").\n\n  ${key}\n\n` +
-              'Store it now: it will not be shown again.\n',
-          );
-        }
-        return 0;
+  // The arguments are read before the database is opened; the key manager judges the values (limits, name).
+  let run: (keys: ReturnType<typeof createKeyManager>) => Promise<number>;
+  switch (action as Action) {
+    case 'create': {
+      if (positionals.length > 0)
+        throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'keys');
+      const options = values as { plan?: string; name?: string; 'per-minute'?: string; 'per-day'?: string };
+      const plan = options.plan;
+      if (plan === undefined || !PLANS.includes(plan as Plan)) {
+        throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`, 'keys');
       }
-      case 'list': {
-        if (positionals.length > 0 || values.plan !== undefined || values.name !== undefined) {
-          throw new UsageError('keys list takes only --json');
-        }
-        const records = (await keys.list()).map(view);
-        if (json) {
-          out.write(`${JSON.stringify({ keys: records })}\n`);
-        } else if (records.length === 0) {
+      const perMinute = positiveInteger('--per-minute', options['per-minute']);
+      const perDay = positiveInteger('--per-day', options['per-day']);
+      if ((perMinute === undefined) !== (perDay === undefined)) {
+        throw new UsageError('--per-minute and --per-day go together', 'keys');
+      }
+      const input = {
+        plan: plan as Plan,
+        ...(options.name !== undefined ? { name: options.name } : {}),
+        ...(perMinute !== undefined && perDay !== undefined ? { limits: { perMinute, perDay } } : {}),
+      };
+      run = async (keys) => {
+        const { record, key } = await keys.create(input);
+        out.write(
+          json
+            ? jsonLine({ ...view(record, Date.now()), key })
+            : `Created API key ${record.id} (plan ${record.plan}, name "${printable(record.name)}").\n\n  ${key}\n\n` +
+                'Store it now: it will not be shown again.\n',
+        );
+        return 0;
+      };
+      break;
+    }
+    case 'list': {
+      if (positionals.length > 0) throw new UsageError('keys list takes only --json', 'keys');
+      run = async (keys) => {
+        const now = Date.now();
+        const records = (await keys.list()).map((record) => view(record, now));
+        if (json) out.write(jsonLine({ keys: records }));
+        else if (records.length === 0)
           out.write('No API keys. Create one with: petstore keys create --plan free\n');
-        } else {
-          for (const record of records) {
-            const limits = record.limits ? ` ${record.limits.perMinute}/min ${record.limits.perDay}/day` : '';
-            const state = record.revokedAt ? `revoked ${record.revokedAt}` : 'active';
-            out.write(
-              `${record.id}  ${record.prefix}…  ${record.plan}${limits}  ${record.env}  "${record.name}"  ` +
-                `created ${record.createdAt}  ${state}\n`,
-            );
-          }
-        }
+        else for (const record of records) out.write(row(record));
         return 0;
-      }
-      case 'revoke':
-      case 'unban': {
-        const [id, ...extra] = positionals;
-        if (id === undefined || extra.length > 0 || Object.keys(values).length > 0) {
-          throw new UsageError(`keys ${action} takes exactly one key id`);
-        }
+      };
+      break;
+    }
+    case 'revoke':
+    case 'unban': {
+      const [id, ...extra] = positionals;
+      if (id === undefined || extra.length > 0)
+        throw new UsageError(`keys ${action} takes one key id`, 'keys');
+      run = async (keys) => {
         if (!(await (action === 'revoke' ? keys.revoke(id) : keys.unban(id)))) {
-          process.stderr.write(`petstore: no API key has the id ${id}\n`);
+          err.write(`petstore: no API key has the id ${printable(id)}\n`);
           return 1;
         }
         out.write(
@@ -136,14 +145,16 @@ export async function keysCommand(
             : `Lifted any ban of ${id}. Servers admit it again within 5 seconds.\n`,
         );
         return 0;
-      }
-      default:
-        throw new UsageError(
-          action === undefined ? 'keys needs an action' : `unknown keys action: ${action}`,
-        );
+      };
+      break;
     }
+  }
+
+  const storage = await openExistingStorage(config);
+  try {
+    return await run(createKeyManager({ storage, env: config.env }));
   } catch (error) {
-    if (error instanceof KeyInputError) throw new UsageError(error.message);
+    if (error instanceof KeyInputError) throw new UsageError(error.message, 'keys');
     throw error;
   } finally {
     await storage.close();

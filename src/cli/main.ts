@@ -1,45 +1,74 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from '../config/index.js';
+import { ConfigError, loadConfig, packageVersion } from '../config/index.js';
 import { createStorage } from '../storage/index.js';
+import { UsageError, wantsHelp } from './args.js';
 import { DOMAINS_USAGE, domainsCommand } from './domains.js';
-import { KEYS_USAGE, keysCommand, UsageError } from './keys.js';
+import { KEYS_USAGE, keysCommand } from './keys.js';
 import { serve } from './serve.js';
 
-const USAGE = `Usage: petstore <command>
+const SERVE_USAGE = `Usage: petstore serve
+
+Starts the HTTP API (the default command). Configured by environment variables: PORT, HOST, DATABASE_URL,
+DATABASE_POOL_SIZE, REDIS_URL, REDIS_PREFIX, RATE_LIMIT_FAIL, PETSTORE_ENV, PETSTORE_PRODUCTION_URL,
+PETSTORE_STAGING_URL, PETSTORE_CONFIG, TRUST_PROXY, LOG_LEVEL (see README.md). With DATABASE_URL unset the
+data is in data/petstore.db beside the package, created on first start with one API key, printed once.`;
+
+const MIGRATE_USAGE = `Usage: petstore migrate
+
+Creates the database of DATABASE_URL if needed and brings its schema up to date, then exits (servers also
+do this at start; concurrent runs are safe).`;
+
+const USAGE = `Usage: petstore <command> [--help]
 
 Commands:
-  serve        Start the HTTP API (the default). Configured by environment variables:
-               PORT, HOST, DATABASE_URL, DATABASE_POOL_SIZE, REDIS_URL, REDIS_PREFIX,
-               RATE_LIMIT_FAIL, PETSTORE_ENV, PETSTORE_PRODUCTION_URL, PETSTORE_STAGING_URL,
-               PETSTORE_CONFIG, TRUST_PROXY, LOG_LEVEL (see README.md).
-  migrate      Bring the schema of DATABASE_URL up to date, then exit (servers also do this at start;
-               concurrent runs are safe).
-  keys         Manage API keys (the same configuration as the server):
-${KEYS_USAGE.replace(/^/gm, '    ')}
-  domains      Verify a custom domain's DNS (records the verification in DATABASE_URL):
-${DOMAINS_USAGE.replace(/^/gm, '    ')}
-  help         Show this message.
+  serve        Start the HTTP API (the default)
+  migrate      Create or update the database's schema, then exit
+  keys         Manage API keys: create, list, revoke, unban
+  domains      Verify a custom domain's DNS
+  help         Show this message, or a command's: petstore help keys
+  --version    Print the version
+
+Run 'petstore <command> --help' for a command's usage.
 `;
+
+const COMMAND_USAGE: Record<string, string> = {
+  serve: SERVE_USAGE,
+  migrate: MIGRATE_USAGE,
+  keys: KEYS_USAGE,
+  domains: DOMAINS_USAGE,
+};
 
 /** Exit codes: 0 success, 1 failure at run time (including bad configuration), 2 wrong arguments. */
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(`petstore ${packageVersion()}\n`);
+    return 0;
+  }
+  if (command === 'help' || command === '--help' || command === '-h') {
+    const topic = rest[0];
+    if (topic !== undefined && COMMAND_USAGE[topic] === undefined)
+      throw new UsageError(`unknown command: ${topic}`);
+    process.stdout.write(topic === undefined ? USAGE : `${COMMAND_USAGE[topic]}\n`);
+    return 0;
+  }
+  const usage = COMMAND_USAGE[command];
+  if (usage === undefined) throw new UsageError(`unknown command: ${command}`);
+  if (wantsHelp(rest)) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
   switch (command) {
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
-      return 0;
     case 'serve':
-      if (rest.length > 0) throw new UsageError(`serve takes no arguments: ${rest.join(' ')}`);
+      if (rest.length > 0) throw new UsageError(`serve takes no arguments: ${rest.join(' ')}`, 'serve');
       await serve(loadConfig());
       return 0;
     case 'keys':
-      return keysCommand(rest, loadConfig(), process.stdout);
+      return keysCommand(rest, loadConfig(), process.stdout, process.stderr);
     case 'domains':
       return domainsCommand(rest, loadConfig(), process.stdout);
     case 'migrate': {
-      if (rest.length > 0) throw new UsageError(`migrate takes no arguments: ${rest.join(' ')}`);
+      if (rest.length > 0) throw new UsageError(`migrate takes no arguments: ${rest.join(' ')}`, 'migrate');
       const storage = await createStorage(loadConfig().storage);
       const applied = storage.migrationsApplied;
       await storage.close();
@@ -61,7 +90,8 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`petstore: ${error.message}\n\n${USAGE}`);
+      const help = error.command === '' ? 'petstore --help' : `petstore ${error.command} --help`;
+      process.stderr.write(`petstore: ${error.message} (see '${help}')\n`);
       process.exitCode = 2;
       return;
     }

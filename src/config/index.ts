@@ -6,8 +6,10 @@ import { type DomainsConfig, parseDomains } from '../domains/index.js';
 import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import type { Environment } from '../storage/types.js';
 import { type ConfigFile, type Deprecation, deprecationOf, rateLimitPolicy, readConfigFile } from './file.js';
+import { packageRoot } from './package.js';
 
 export type { Deprecation } from './file.js';
+export { packageVersion } from './package.js';
 
 /**
  * The environment variables the service reads (DESIGN.md section 2). This is the only place that reads
@@ -133,8 +135,13 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** The SQLite file used when `DATABASE_URL` is unset, relative to the working directory. */
-export const DEFAULT_SQLITE_FILE = path.join('data', 'petstore.db');
+/**
+ * The SQLite file used when `DATABASE_URL` is unset: `data/petstore.db` in the package's own directory, not
+ * the working directory, so that the server and every CLI command find the same file wherever they are run.
+ */
+export function defaultSqliteFile(): string {
+  return path.join(packageRoot(), 'data', 'petstore.db');
+}
 
 /**
  * Parses the environment once, failing fast with a message that names every bad variable.
@@ -229,7 +236,7 @@ function parseTrustProxy(value: string | undefined): boolean | number | string[]
 }
 
 function parseDatabaseUrl(url: string | undefined, poolSize: number): StorageConfig {
-  if (url === undefined) return { kind: 'sqlite', file: DEFAULT_SQLITE_FILE, isDefault: true };
+  if (url === undefined) return { kind: 'sqlite', file: defaultSqliteFile(), isDefault: true };
   if (url.startsWith('sqlite:')) {
     // Accept sqlite:/abs/path, sqlite:relative/path and sqlite:///abs/path.
     const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');

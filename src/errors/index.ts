@@ -49,8 +49,9 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
 
 /** What each code means, for the error table of the OpenAPI document and the reference page. */
 export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
-  validation_failed: 'A parameter or the request body is missing a required field or holds an invalid value.',
-  malformed_json: 'The request body is not valid JSON.',
+  validation_failed:
+    'A parameter or the request body is missing a required field or holds an invalid value, or a query parameter is unknown or repeated.',
+  malformed_json: 'The request body is not valid JSON, or not UTF-8.',
   malformed_request: 'The request is not valid HTTP (request line, header syntax or framing).',
   request_timeout: 'The client took too long to send the request headers or body.',
   headers_too_large: 'The request headers are too large.',

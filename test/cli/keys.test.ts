@@ -4,8 +4,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KEY_PATTERN } from '../../src/keys/index.js';
-import { runCli, type ServerProcess, spawnServer } from '../support/process.js';
-import { request, tempDir } from '../support/server.js';
+import { Sqlite } from '../../src/storage/index.js';
+import { packageCopy, runCli, type ServerProcess, spawnServer } from '../support/process.js';
+import { request, startTestServer, tempDir } from '../support/server.js';
 
 describe('petstore keys', () => {
   const { dir, remove } = tempDir();
@@ -61,34 +62,96 @@ describe('petstore keys', () => {
   });
 
   test('enterprise keys carry their own limits', async () => {
-    const created = await create('--plan', 'enterprise', '--per-minute', '1000', '--per-day', '20');
-    assert.deepEqual(created.limits, { perMinute: 1000, perDay: 20 });
+    const created = await create('--plan', 'enterprise', '--per-minute', '20', '--per-day', '1000');
+    assert.deepEqual(created.limits, { perMinute: 20, perDay: 1000 });
+    // A day as long as a minute is allowed: the minute never binds.
+    const flat = await create('--plan', 'enterprise', '--per-minute', '20', '--per-day', '20');
+    assert.deepEqual(flat.limits, { perMinute: 20, perDay: 20 });
   });
 
-  const wrong: [string, string[]][] = [
-    ['no plan', ['create']],
-    ['an unknown plan', ['create', '--plan', 'gold']],
-    ['enterprise without limits', ['create', '--plan', 'enterprise']],
-    ['enterprise with one limit', ['create', '--plan', 'enterprise', '--per-minute', '5']],
-    ['limits on another plan', ['create', '--plan', 'pro', '--per-minute', '5', '--per-day', '9']],
+  const wrong: [string, string[], RegExp][] = [
+    ['no plan', ['create'], /--plan must be one of free, pro, business, enterprise/],
+    ['an unknown plan', ['create', '--plan', 'gold'], /--plan must be one of/],
+    ['enterprise without limits', ['create', '--plan', 'enterprise'], /need both a per-minute and a per-day/],
+    [
+      'enterprise with one limit',
+      ['create', '--plan', 'enterprise', '--per-minute', '5'],
+      /--per-minute and --per-day go together/,
+    ],
+    [
+      'limits on another plan',
+      ['create', '--plan', 'pro', '--per-minute', '5', '--per-day', '9'],
+      /custom limits are for enterprise keys only/,
+    ],
     [
       'a limit that is not a whole number',
       ['create', '--plan', 'enterprise', '--per-minute', '1.5', '--per-day', '9'],
+      /--per-minute must be a positive whole number \(got 1\.5\)/,
     ],
-    ['an unknown flag', ['create', '--plan', 'free', '--colour', 'red']],
-    ['an empty name', ['create', '--plan', 'free', '--name', ' ']],
-    ['revoke without an id', ['revoke']],
-    ['an unknown action', ['rotate']],
-    ['no action', []],
+    [
+      'a day limit below the minute limit',
+      ['create', '--plan', 'enterprise', '--per-minute', '100', '--per-day', '10'],
+      /the per-day limit \(10\) must be at least the per-minute limit \(100\)/,
+    ],
+    ['an unknown flag', ['create', '--plan', 'free', '--colour', 'red'], /unknown option --colour/],
+    ['an empty name', ['create', '--plan', 'free', '--name', ' '], /name must be 1 to 100 characters/],
+    [
+      'a name with a newline',
+      ['create', '--plan', 'free', '--name', 'ok\nforged line'],
+      /control characters/,
+    ],
+    [
+      'a name with an escape sequence',
+      ['create', '--plan', 'free', '--name', '\u001b[2J\u001b[31mred'],
+      /control characters/,
+    ],
+    [
+      'a name with a bidi override',
+      ['create', '--plan', 'free', '--name', 'abc\u202edcba'],
+      /control characters/,
+    ],
+    ['revoke without an id', ['revoke'], /keys revoke takes one key id/],
+    ['an unknown action', ['rotate'], /unknown keys action: rotate/],
+    ['no action', [], /keys needs an action/],
   ];
-  for (const [label, args] of wrong) {
-    test(`wrong arguments (${label}) print the usage and exit 2`, async () => {
+  for (const [label, args, message] of wrong) {
+    test(`wrong arguments (${label}): one line, the problem and where the usage is, exit 2`, async () => {
+      const before = (await runCli(['keys', 'list', '--json'], env)).stdout;
       const result = await runCli(['keys', ...args], env);
       assert.equal(result.code, 2, result.stderr);
-      assert.match(result.stderr, /Usage:/);
+      assert.match(result.stderr, message);
+      assert.match(result.stderr, /^petstore: [^\n]+ \(see 'petstore keys --help'\)\n$/);
       assert.equal(result.stdout, '');
+      assert.equal((await runCli(['keys', 'list', '--json'], env)).stdout, before, 'nothing was stored');
     });
   }
+
+  test('names stored before the rule are listed with their control characters escaped', async () => {
+    const created = await create('--plan', 'free', '--name', 'plain');
+    const db = new Sqlite(path.join(dir, 'keys.db'));
+    try {
+      db.prepare('UPDATE api_keys SET name = ? WHERE id = ?').run(
+        'evil\n\u001b[2Jline\u0085\u202eend\u2028',
+        created.id,
+      );
+    } finally {
+      db.close();
+    }
+    const human = await runCli(['keys', 'list'], env);
+    const line = human.stdout.split('\n').find((entry) => entry.startsWith(created.id as string)) ?? '';
+    assert.match(line, /"evil\\u\{a\}\\u\{1b\}\[2Jline\\u\{85\}\\u\{202e\}end\\u\{2028\}"/);
+    // Nothing a terminal would act on, but the newlines that end the lines.
+    const unprintable = /(?!\n)[\p{Cc}\u2028\u202e]/u;
+    assert.doesNotMatch(human.stdout, unprintable);
+    const json = await runCli(['keys', 'list', '--json'], env);
+    assert.doesNotMatch(json.stdout, unprintable);
+    const listed = (JSON.parse(json.stdout) as { keys: { id: string; name: string }[] }).keys;
+    assert.equal(
+      listed.find((key) => key.id === created.id)?.name,
+      'evil\n\u001b[2Jline\u0085\u202eend\u2028',
+      'the JSON still says exactly what is stored',
+    );
+  });
 
   test('list shows prefixes, never keys', async () => {
     const human = await runCli(['keys', 'list'], env);
@@ -142,7 +205,8 @@ describe('first start of the embedded default', () => {
   test('creates one pro key, prints it once, and never again', async (t) => {
     const { dir, remove } = tempDir();
     t.after(remove);
-    const first = await spawnServer({ DATABASE_URL: '' }, { cwd: dir });
+    const { root, cli } = packageCopy(dir);
+    const first = await spawnServer({ DATABASE_URL: '' }, { cwd: dir, cli });
     let key: string;
     try {
       const printed = first.output.join('\n');
@@ -159,11 +223,11 @@ describe('first start of the embedded default', () => {
       await first.exited;
     }
     assert.ok(
-      readdirSync(path.join(dir, 'data')).includes('petstore.db'),
-      'the default file is data/petstore.db',
+      readdirSync(path.join(root, 'data')).includes('petstore.db'),
+      'the default file is data/petstore.db beside the package',
     );
 
-    const second = await spawnServer({ DATABASE_URL: '' }, { cwd: dir });
+    const second = await spawnServer({ DATABASE_URL: '' }, { cwd: dir, cli });
     try {
       assert.doesNotMatch(second.output.join('\n'), /ps_live_/);
       const response = await request(`${second.url}/v1/categories`, {
@@ -174,5 +238,43 @@ describe('first start of the embedded default', () => {
       second.child.kill('SIGTERM');
       await second.exited;
     }
+  });
+});
+
+describe('keys list shows bans', () => {
+  test('a banned key is listed as banned until the ban ends; unban lists it active again', async (t) => {
+    const server = await startTestServer(
+      { LOG_LEVEL: 'silent' },
+      { configFile: { ban: { after: 2, durationSeconds: 600 } } },
+    );
+    t.after(() => server.close());
+    const env = { DATABASE_URL: server.env.DATABASE_URL as string };
+    const { id, key } = await server.createKey({ plan: 'enterprise', limits: { perMinute: 1, perDay: 1 } });
+    const headers = { authorization: `Bearer ${key}` };
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await server.call('/v1/categories', { headers })).status);
+    assert.deepEqual(statuses, [200, 429, 429, 429]);
+    const banned = await server.call('/v1/categories', { headers });
+    assert.equal((banned.body as { code: string }).code, 'api_key_banned');
+
+    const listed = async () => {
+      const json = await runCli(['keys', 'list', '--json'], env);
+      assert.equal(json.code, 0, json.stderr);
+      const keys = (JSON.parse(json.stdout) as { keys: Record<string, unknown>[] }).keys;
+      return keys.find((entry) => entry.id === id) as { state: string; bannedUntil: string | null };
+    };
+    // The ban is recorded beside the key as it starts, without holding up the answer: wait for it.
+    let entry = await listed();
+    for (let tries = 0; entry.state !== 'banned' && tries < 20; tries += 1) entry = await listed();
+    assert.equal(entry.state, 'banned');
+    const left = Date.parse(entry.bannedUntil ?? '') - Date.now();
+    assert.ok(left > 590_000 && left <= 600_000, `banned for 10 minutes (${left} ms left)`);
+    const human = await runCli(['keys', 'list'], env);
+    assert.match(human.stdout, new RegExp(`^${id} .* banned until ${entry.bannedUntil}$`, 'm'));
+
+    assert.equal((await runCli(['keys', 'unban', id], env)).code, 0);
+    entry = await listed();
+    assert.equal(entry.state, 'active');
+    assert.equal(entry.bannedUntil, null);
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { Resolver } from 'node:dns/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -42,6 +43,9 @@ function zones(): Zone {
     ],
     ['docs.caa-no.test', { CNAME: TARGET }],
     ['later.test', { SOA: true }],
+    // Whoever runs a zone writes its records: this one's CAA value would clear the operator's screen.
+    ['ansi.test', { SOA: true, CAA: [{ tag: 'issue', value: 'evil\u001b[2J\u001b[31m.example' }] }],
+    ['docs.ansi.test', { CNAME: TARGET }],
   ]);
 }
 
@@ -56,6 +60,8 @@ describe('petstore domains verify, against a real DNS server', () => {
     runCli(['domains', 'verify', ...args, '--target', TARGET, '--resolver', dns.address], env);
 
   before(async () => {
+    // The CLI records verifications in the database a server made; it never makes one.
+    assert.equal((await runCli(['migrate'], env)).code, 0);
     dns = await startDnsServer(zones());
     resolver = new Resolver({ timeout: 1_000, tries: 2 });
     resolver.setServers([dns.address]);
@@ -192,19 +198,53 @@ describe('petstore domains verify, against a real DNS server', () => {
     );
   });
 
-  test('wrong arguments exit 2 with the usage', async () => {
-    for (const args of [
-      ['domains', 'verify', 'docs.good.test'],
-      ['domains', 'verify', '--target', TARGET],
-      ['domains', 'verify', 'not a domain', '--target', TARGET],
-      ['domains', 'verify', 'docs.good.test', '--target', TARGET, '--resolver', 'dns.example:53'],
-      ['domains', 'verify', 'docs.good.test', '--target', TARGET, '--wait', '0'],
-      ['domains', 'check', 'docs.good.test'],
-    ]) {
-      const result = await runCli(args, env);
+  test('wrong arguments exit 2 with one line saying what is wrong', async () => {
+    for (const [args, message] of [
+      [['domains', 'verify', 'docs.good.test'], 'domains verify needs --target'],
+      [['domains', 'verify', '--target', TARGET], 'domains verify takes exactly one domain'],
+      [
+        ['domains', 'verify', 'not a domain', '--target', TARGET],
+        '<domain> must be a domain name such as docs.example.com (got not a domain)',
+      ],
+      [
+        ['domains', 'verify', 'docs.good.test', '--target', TARGET, '--resolver', 'dns.example:53'],
+        '--resolver must be an IP address with an optional port, as 127.0.0.1:53 (got dns.example:53)',
+      ],
+      [
+        ['domains', 'verify', 'docs.good.test', '--target', TARGET, '--wait', '0'],
+        '--wait takes a number of seconds from 1 to 999999 (got 0)',
+      ],
+      [
+        ['domains', 'verify', 'docs.good.test', '--target', TARGET, '--wait', '5', '--wait', '9'],
+        '--wait is given more than once',
+      ],
+      [['domains', 'check', 'docs.good.test'], 'unknown domains action: check'],
+    ] as const) {
+      const result = await runCli([...args], env);
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
-      assert.match(result.stderr, /petstore domains verify <domain> --target <dns target>/);
+      assert.equal(result.stderr, `petstore: ${message} (see 'petstore domains --help')\n`);
     }
+  });
+
+  test("DNS records are printed with anything unprintable escaped: a zone cannot drive the operator's terminal", async () => {
+    const result = await cli('docs.ansi.test');
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(result.stdout, /allow only evil\\u\{1b\}\[2j\\u\{1b\}\[31m\.example, not letsencrypt\.org/);
+    assert.doesNotMatch(result.stdout, /\u001b/);
+  });
+
+  test('without the database the CLI refuses before any DNS query, and creates nothing', async (t) => {
+    const { dir: empty, remove: removeEmpty } = tempDir();
+    t.after(removeEmpty);
+    const file = path.join(empty, 'none.db');
+    const result = await runCli(
+      ['domains', 'verify', 'docs.good.test', '--target', TARGET, '--resolver', dns.address],
+      { DATABASE_URL: `sqlite:${file}` },
+    );
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /no database at /);
+    assert.equal(result.stdout, '', 'no verification was attempted');
+    assert.equal(existsSync(file), false);
   });
 
   test('--wait retries until the DNS change appears', async () => {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,6 +8,20 @@ import { fileURLToPath } from 'node:url';
 
 /** The built CLI, as `npx petstore` runs it. */
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js');
+
+/**
+ * A copy of the built package in a directory of its own (its dist and package.json; node_modules linked),
+ * whose CLI anchors the default database there: tests of the default path never touch this checkout's data.
+ */
+export function packageCopy(dir: string): { root: string; cli: string } {
+  const root = path.join(dir, 'package');
+  const checkout = path.resolve(path.dirname(CLI), '../../..');
+  mkdirSync(root, { recursive: true });
+  cpSync(path.join(checkout, 'dist'), path.join(root, 'dist'), { recursive: true });
+  cpSync(path.join(checkout, 'package.json'), path.join(root, 'package.json'));
+  symlinkSync(path.join(checkout, 'node_modules'), path.join(root, 'node_modules'));
+  return { root, cli: path.join(root, 'dist', 'src', 'cli', 'main.js') };
+}
 
 /** A free TCP port on 127.0.0.1 (closed again at once; the caller binds it next). */
 export async function freePort(): Promise<number> {
@@ -35,11 +50,11 @@ export interface ServerProcess {
  */
 export async function spawnServer(
   env: Record<string, string>,
-  options: { cwd?: string; timeoutMs?: number; withKey?: boolean } = {},
+  options: { cwd?: string; timeoutMs?: number; withKey?: boolean; cli?: string } = {},
 ): Promise<ServerProcess> {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const authorization = options.withKey ? `Authorization: Bearer ${await createUnlimitedKey(env)}\r\n` : '';
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  const child = spawn(process.execPath, [options.cli ?? CLI, 'serve'], {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -75,8 +90,10 @@ export async function spawnServer(
 export async function runCli(
   args: string[],
   env: Record<string, string>,
+  options: { cwd?: string; cli?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -97,6 +114,9 @@ export async function runCli(
  * load, so process tests measure the server rather than the rate limiter.
  */
 export async function createUnlimitedKey(env: Record<string, string>): Promise<string> {
+  // The key commands use the database a server made and never create one: make it first.
+  const migrated = await runCli(['migrate'], env);
+  if (migrated.code !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
   const result = await runCli(
     [
       'keys',

@@ -1,0 +1,25 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The directory of this package, where its package.json is, found from this module's own place: the same
+ * whatever directory a command is run from (`npm start` runs in it, `npx petstore` wherever it is typed).
+ */
+export function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+/** The version of this package, as `petstore --version` prints it. */
+export function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
+}
