@@ -102,10 +102,14 @@ export function describeValidationError(error: ErrorObject, part: string): strin
   switch (error.keyword as (typeof DESCRIBED_KEYWORDS)[number]) {
     case 'required':
       return `${path === '' ? '' : `${path}.`}${String(params.missingProperty)} is required`;
-    case 'additionalProperties':
+    case 'additionalProperties': {
+      // The name is the client's: a long one is not echoed whole.
+      const name = String(params.additionalProperty);
+      const shown = name.length > 100 ? `${name.slice(0, 100)}…` : name;
       return part === 'querystring' && path === ''
-        ? `unknown query parameter '${String(params.additionalProperty)}'`
-        : `unknown field '${String(params.additionalProperty)}' in ${path === '' ? where : path}`;
+        ? `unknown query parameter '${shown}'`
+        : `unknown field '${shown}' in ${path === '' ? where : path}`;
+    }
     case 'type':
       return path === '' && part === 'body'
         ? 'Request body must be a JSON object'

@@ -61,6 +61,15 @@ describe('query parameters: one rule for every operation', () => {
     }
   });
 
+  test('a long unknown name is not echoed whole', async () => {
+    const response = await server.call(`/v1/categories?${'x'.repeat(5000)}=1`);
+    assertError(response, 400, 'validation_failed');
+    assert.equal(
+      (response.body as { message: string }).message,
+      `unknown query parameter '${'x'.repeat(100)}…'`,
+    );
+  });
+
   test('nothing was created by a refused create', async () => {
     const before = await server.query<{ n: number }>('SELECT count(*) AS n FROM categories');
     const refused = await server.post('/v1/categories?dryRun=true', { name: 'Not stored' });
