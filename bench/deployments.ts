@@ -52,7 +52,7 @@ export async function startEmbedded(dir: string, cpuProfileDir: string | undefin
 
 /**
  * The scale-out mode: two instances sharing one fresh PostgreSQL database and one Redis prefix, both removed
- * however the bench ends. The key is created first, by the CLI, which also migrates the new database.
+ * however the bench ends. The database is migrated and the key created first, by the CLI.
  */
 export async function startScaled(
   backends: { postgresUrl: string; redisUrl: string },

@@ -22,6 +22,12 @@ export interface Server {
  * answers nothing under /v1 without a key, and a limited key would turn the measurement into 429s.
  */
 export async function createUnlimitedKey(env: Record<string, string>): Promise<string> {
+  // The key commands never create a database: make it (and its schema) first, as an operator would.
+  const migrate = spawnTracked(process.execPath, [CLI, 'migrate'], { env: { ...process.env, ...env } });
+  const migrated = await runToCompletion(migrate);
+  if (migrated.code !== 0) {
+    throw new Error(`petstore migrate failed (exit code ${migrated.code}):\n${migrated.stderr}`);
+  }
   const unlimited = String(1_000_000_000);
   const args = ['keys', 'create', '--plan', 'enterprise', '--name', 'bench'];
   args.push('--per-minute', unlimited, '--per-day', unlimited, '--json');
