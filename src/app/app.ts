@@ -5,23 +5,27 @@ import type { Config } from '../config/index.js';
 import { API_PREFIX, buildOpenApiDocument } from '../contract/index.js';
 import { registerDocs } from '../docs/index.js';
 import { type DomainReloader, registerDomains } from '../domains/index.js';
+import { type ReadinessCheck, registerHealth } from '../health/index.js';
 import {
   BODY_LIMIT,
   handleClientError,
-  handleError,
-  isLocalRequest,
-  JSON_CONTENT_TYPE,
+  handleFrameworkError,
   notFound,
   type OperationHandlers,
-  type RouteConfig,
+  recordServedRoutes,
   registerErrorHandling,
   registerJsonBodyParser,
   registerOperations,
+  registerStandardHeaders,
   registerValidators,
   requestIdFor,
-  sendError,
 } from '../http/index.js';
-import { createIdempotentCreates, registerIdempotencyKey, startPurging } from '../idempotency/index.js';
+import {
+  createIdempotentCreates,
+  type IdempotentCreates,
+  registerIdempotencyKey,
+  startPurging,
+} from '../idempotency/index.js';
 import { type Authenticator, identifyCaller, requireApiKey } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
 import type { Metrics } from '../metrics/index.js';
@@ -31,30 +35,6 @@ import { type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
 import type { Storage } from '../storage/index.js';
 import { registerDeprecation } from '../versioning/index.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
-
-/** A hop count trusts that many proxies in front of us; Fastify takes that as a function. */
-function trustProxyOption(value: boolean | number | string[]) {
-  return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value;
-}
-
-/** The headers of every answer: its request id, no MIME sniffing, and no caching of API answers. */
-function standardHeaders(requestId: string): Record<string, string> {
-  return { 'x-request-id': requestId, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
-}
-
-/** One method and path the app answers, with its route config. */
-export interface ServedRoute {
-  method: string;
-  url: string;
-  config: RouteConfig | undefined;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Every method and path registered, in registration order. */
-    servedRoutes: readonly ServedRoute[];
-  }
-}
 
 /** Everything the app is built from, made once per process by the composition root. */
 export interface AppDeps {
@@ -71,12 +51,48 @@ export interface AppDeps {
   domains: DomainReloader;
 }
 
+/** What the stages of `/v1` are built from: the app's dependencies and the operations' handlers. */
+type ApiDeps = AppDeps & { handlers: OperationHandlers };
+
 /**
- * Builds the HTTP app: plugins, routes, hooks and the error handler. It never listens; `startServer` does.
+ * The stages every request under `/v1` passes, in this order, each registering its hooks on the scope.
+ * Every request is identified, counted and given its rate-limit headers before anything can answer it,
+ * 401 and 404 included.
  */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, logger, storage, authenticator, limiter, clock, metrics } = deps;
-  const app = Fastify({
+const API_STAGES: readonly { does: string; register(scope: FastifyInstance, deps: ApiDeps): void }[] = [
+  {
+    does: 'identifies the caller by its API key, or marks why it has none',
+    register: (scope, { authenticator }) => identifyCaller(scope, authenticator),
+  },
+  {
+    does: 'counts the request, by key or by address for strangers, and puts the rate-limit headers on',
+    register: (scope, { limiter }) => registerRateLimit(scope, limiter),
+  },
+  { does: 'refuses a request without a valid key with 401', register: (scope) => requireApiKey(scope) },
+  { does: 'reads the Idempotency-Key of a POST', register: (scope) => registerIdempotencyKey(scope) },
+  {
+    does: 'marks the deprecated operations, and retires them at their sunset',
+    register: (scope, { config, clock, metrics }) =>
+      registerDeprecation(scope, { deprecation: config.deprecation, clock, metrics }),
+  },
+  {
+    does: 'serves the operations of the contract, and 405 for other methods',
+    register: (scope, { handlers }) => registerOperations(scope, handlers),
+  },
+  {
+    // Unknown paths under /v1 pass the same stages, so no answer there reveals what exists to strangers.
+    does: 'answers an unknown path with 404',
+    register: (scope) => scope.setNotFoundHandler(notFound),
+  },
+];
+
+/** A hop count trusts that many proxies in front of us; Fastify takes that as a function. */
+function trustProxyOption(value: boolean | number | string[]) {
+  return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value;
+}
+
+function createFastify(config: Config, logger: Logger): FastifyInstance {
+  return Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One log line per request was not proven cheap on the hot path (BENCHMARKS.md item 6); errors are logged.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
@@ -88,11 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // In-flight and keep-alive requests are served while draining; `startServer` bounds the drain.
     return503OnClosing: false,
     clientErrorHandler: handleClientError,
-    // Errors Fastify meets before routing (a URL it cannot decode) skip the hooks; answer them alike.
-    frameworkErrors: (error, request, reply) => {
-      reply.headers(standardHeaders(request.id));
-      handleError(error, request, reply);
-    },
+    frameworkErrors: handleFrameworkError,
     // One logger for every request: a child logger per request costs time on the hot path, and the lines
     // that log a request carry its id themselves.
     childLoggerFactory: (logger) => logger,
@@ -105,34 +117,42 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 100 },
     trustProxy: trustProxyOption(config.trustProxy),
   });
+}
 
+/** The handler of every operation of the contract, over one create path. */
+function operationHandlers(deps: AppDeps, creates: IdempotentCreates) {
+  const { storage, clock } = deps;
+  const categories = createCategoryService({ categories: storage.categories });
+  // Another instance's write makes our cached list stale: PostgreSQL tells us (LISTEN/NOTIFY).
+  const watching = storage.watchCategories(() => categories.invalidate());
+  const handlers: OperationHandlers = {
+    ...createCategoryHandlers({ categories, creates }),
+    ...createPetHandlers({ pets: storage.pets, creates }),
+    ...createOrderHandlers({ orders: storage.orders, clock, creates }),
+  };
+  return { handlers, watching };
+}
+
+/** The backing services readiness checks: storage always; Redis only when limits fail closed without it. */
+function readinessChecks({ config, storage, limiter }: AppDeps): ReadinessCheck[] {
+  const checks: ReadinessCheck[] = [{ name: storage.kind, ping: () => storage.ping(), required: true }];
+  const store = config.rateLimitStore;
+  if (store.kind === 'redis')
+    checks.push({ name: 'redis', ping: () => limiter.ping(), required: store.fail === 'closed' });
+  return checks;
+}
+
+/**
+ * Builds the HTTP app: plugins, routes, hooks and the error handler. It never listens; `startServer` does.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, logger, storage, authenticator, limiter, clock, metrics } = deps;
+  const app = createFastify(config, logger);
   registerValidators(app);
   registerJsonBodyParser(app);
   registerErrorHandling(app);
-
-  // The served route table, so that a test can hold it against the OpenAPI document.
-  const routes: ServedRoute[] = [];
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods)
-      routes.push({ method, url: route.url, config: route.config as RouteConfig });
-  });
-  app.decorate('servedRoutes', routes);
-
-  let closing = false;
-  app.addHook('onRequest', (request, reply, done) => {
-    // The same headers as standardHeaders(), set one by one: this runs on every request.
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('cache-control', 'no-store');
-    // While draining, ask keep-alive clients to reconnect (to another instance).
-    if (closing) reply.header('connection', 'close');
-    done();
-  });
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
+  recordServedRoutes(app);
+  registerStandardHeaders(app);
   // After the standard headers, before any route: redirects and 421s of custom domains, and the TLS ask check.
   registerDomains(app, {
     domains: deps.domains,
@@ -149,75 +169,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await storage.close();
   });
 
-  const categories = createCategoryService({ storage });
-  // Another instance's write makes our cached list stale: PostgreSQL tells us (LISTEN/NOTIFY).
-  await storage.watchCategories(() => categories.invalidate());
-  const creates = createIdempotentCreates({ idempotency: storage.idempotency, clock });
-  const handlers: OperationHandlers = {
-    ...createCategoryHandlers({ categories, creates }),
-    ...createPetHandlers({ pets: storage.pets, creates }),
-    ...createOrderHandlers({ orders: storage.orders, clock, creates }),
-  };
+  const { handlers, watching } = operationHandlers(deps, createIdempotentCreates({ storage, clock }));
+  await watching;
   await app.register(
     async (v1) => {
-      // In this order: every /v1 request is identified, counted (by key, or by address for strangers) and
-      // given rate-limit headers before anything can answer it, 401 and 404 included.
-      identifyCaller(v1, authenticator);
-      registerRateLimit(v1, limiter);
-      requireApiKey(v1);
-      registerIdempotencyKey(v1);
-      registerDeprecation(v1, { deprecation: config.deprecation, clock, metrics });
-      registerOperations(v1, handlers);
-      // Unknown paths under /v1 pass the same hooks, so no answer there reveals what exists to strangers.
-      v1.setNotFoundHandler(notFound);
+      for (const stage of API_STAGES) stage.register(v1, { ...deps, handlers });
     },
     { prefix: API_PREFIX },
   );
 
-  const document = Buffer.from(
-    JSON.stringify(
-      buildOpenApiDocument({
-        servers: config.publicUrls,
-        rateLimit: config.rateLimit,
-        deprecation: config.deprecation,
-      }),
-    ),
-  );
-  app.get('/openapi.json', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(document));
-  registerDocs(app, { title: 'Pet Store API reference', specUrl: '/openapi.json' });
-  app.get('/healthz', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send('{"status":"ok"}'));
-  app.get('/readyz', async (request, reply) => {
-    // Storage is required. A shared rate-limit store that is down makes the instance degraded, not unready,
-    // when the policy is to fail open: taking every instance out of the balancer would be worse.
-    const reach = (ping: Promise<void>) =>
-      ping.then(
-        () => 'ok' as const,
-        (error: unknown) => {
-          request.log.warn({ err: error }, 'readiness check failed');
-          return 'unreachable' as const;
-        },
-      );
-    const checks: Record<string, 'ok' | 'unreachable'> = { [storage.kind]: await reach(storage.ping()) };
-    if (config.rateLimitStore.kind === 'redis') checks.redis = await reach(limiter.ping());
-    const down = Object.keys(checks).filter((name) => checks[name] !== 'ok');
-    const required = down.filter((name) => name !== 'redis' || config.rateLimitFail === 'closed');
-    if (required.length > 0) {
-      return sendError(
-        request,
-        reply,
-        'service_unavailable',
-        `Not ready: ${required.join(' and ')} unreachable`,
-      );
-    }
-    const status = down.length === 0 ? 'ready' : 'degraded';
-    return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify({ status, checks }));
+  const document = buildOpenApiDocument({
+    servers: config.publicUrls,
+    rateLimit: config.rateLimit,
+    deprecation: config.deprecation,
   });
-  // Operators' counters name API key ids, so they are served only to this machine (the socket's address,
-  // never X-Forwarded-For); elsewhere the path does not exist.
-  app.get('/metrics', async (request, reply) => {
-    if (!isLocalRequest(request)) return notFound(request, reply);
-    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render());
-  });
-
+  registerDocs(app, { title: 'Pet Store API reference', document: Buffer.from(JSON.stringify(document)) });
+  registerHealth(app, { checks: readinessChecks(deps), metrics });
   return app;
 }

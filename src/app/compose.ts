@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../clock/index.js';
-import { type Config, readDomains } from '../config/index.js';
-import { createDomainReloader } from '../domains/index.js';
+import { type Config, ConfigError, readConfigFile } from '../config/index.js';
+import { createDomainReloader, type DomainsConfig, parseDomains } from '../domains/index.js';
 import { createAuthenticator } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
 import { createMetrics } from '../metrics/index.js';
@@ -20,16 +20,29 @@ function clockOf(config: Config): Clock {
   return offset === 0 ? systemClock : { now: () => Date.now() + offset };
 }
 
+/** Re-reads the domains of the config file, for reloading them while serving; problems name the field. */
+function readDomains(file: string): { value: DomainsConfig | undefined; problems: string[] } {
+  const read = readConfigFile(file);
+  return read.problems.length > 0
+    ? { value: undefined, problems: read.problems }
+    : parseDomains(read.value.domains);
+}
+
 /** The composition root: builds every dependency of the app once, from the configuration. */
 export async function composeApp(
   config: Config,
   logger: Logger,
   options: ComposeOptions = {},
 ): Promise<AppDeps> {
+  // Checked before anything opens, as the rest of the configuration is: a bad domain stops the start.
+  const initialDomains = parseDomains(config.domains);
+  if (initialDomains.problems.length > 0) {
+    throw new ConfigError(`Invalid configuration: ${initialDomains.problems.join('; ')}`);
+  }
   const clock = options.clock ?? clockOf(config);
   const metrics = createMetrics();
   const storage = await createStorage(config.storage);
-  const store = options.rateLimitStore ?? createRateLimitStore(config, { logger, metrics });
+  const store = options.rateLimitStore ?? createRateLimitStore(config.rateLimitStore, { logger, metrics });
   try {
     await store.connect();
     const limiter = createRateLimiter({
@@ -45,7 +58,7 @@ export async function composeApp(
       },
     });
     const authenticator = createAuthenticator({
-      storage,
+      apiKeys: storage.apiKeys,
       env: config.env,
       logger,
       onUnban: (keyId) => limiter.unban(keyId),
@@ -53,7 +66,7 @@ export async function composeApp(
     await authenticator.start();
     const domains = createDomainReloader({
       file: config.configFile,
-      initial: config.domains,
+      initial: initialDomains.value,
       read: readDomains,
       logger,
     });

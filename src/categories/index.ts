@@ -1,2 +1,2 @@
 export { createCategoryHandlers } from './routes.js';
-export { type CategoryList, type CategoryService, createCategoryService } from './service.js';
+export { createCategoryService } from './service.js';

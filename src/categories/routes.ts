@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { NewCategory } from '../contract/index.js';
 import { ifNoneMatchMatches, type OperationHandlers, sendPrepared } from '../http/index.js';
-import type { IdempotentCreates } from '../idempotency/index.js';
+import { type IdempotentCreates, sendAnswer } from '../idempotency/index.js';
 import type { CategoryList, CategoryService } from './service.js';
 
 /** Sends the list, or 304 when the client's validator matches: a 304 costs no bytes. */
@@ -20,14 +20,19 @@ export function createCategoryHandlers(deps: {
 }): Pick<OperationHandlers, 'listCategories' | 'createCategory'> {
   const { categories, creates } = deps;
   return {
-    listCategories(request, reply) {
-      const cached = categories.current();
-      // The hot path answers without a promise: an async handler costs a microtask turn per request.
-      if (cached !== undefined) return sendList(request, reply, cached);
-      return categories.list().then((list) => sendList(request, reply, list));
+    listCategories: {
+      prepared(request, reply) {
+        const cached = categories.current();
+        // The hot path answers without a promise: an async handler costs a microtask turn per request.
+        if (cached !== undefined) return sendList(request, reply, cached);
+        return categories.list().then((list) => sendList(request, reply, list));
+      },
     },
-    createCategory(request, reply) {
-      return creates.answer(request, reply, (write) => categories.create(request.body as NewCategory, write));
+    async createCategory(request, reply) {
+      const { answer } = await creates.run(request, 'createCategory', request.body as NewCategory);
+      // Committed: the next list, even one asked for before this answer arrives, must hold it.
+      if (!answer.replayed) categories.invalidate();
+      return sendAnswer(reply, answer);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
-import type { Category, NewCategory } from '../contract/index.js';
+import type { Category } from '../contract/index.js';
 import { JSON_CONTENT_TYPE } from '../http/index.js';
-import type { IdempotentWrite, Storage } from '../storage/index.js';
+import type { CategoryRepository } from '../storage/index.js';
 
 /** The category list as it is sent: serialized once per change, with its strong validator. */
 export interface CategoryList {
@@ -18,9 +18,7 @@ export interface CategoryService {
   current(): CategoryList | undefined;
   /** The list, loading it from storage if a write made the cache stale. */
   list(): Promise<CategoryList>;
-  /** Stores a category durably (with its answer, under an idempotency key), then marks the cached list stale. */
-  create(input: NewCategory, idempotent?: IdempotentWrite<Category>): Promise<Category>;
-  /** Marks the cached list stale, for example after another instance wrote. */
+  /** Marks the cached list stale: after a create committed here, or when another instance wrote. */
   invalidate(): void;
 }
 
@@ -48,15 +46,15 @@ function serialize(categories: Category[]): CategoryList {
  * Categories: creation and the list. The list is kept as a pre-serialized Buffer and rebuilt only after a
  * write commits (BENCHMARKS.md: serializing 100 categories per request costs about 37 us).
  */
-export function createCategoryService(deps: { storage: Storage }): CategoryService {
-  const { storage } = deps;
+export function createCategoryService(deps: { categories: CategoryRepository }): CategoryService {
+  const { categories } = deps;
   let cached: CategoryList | undefined;
   let loading: Promise<CategoryList> | undefined;
   let generation = 0;
 
   function load(): Promise<CategoryList> {
     const started = generation;
-    const promise = storage.categories.list().then((rows) => {
+    const promise = categories.list().then((rows) => {
       const list = serialize(rows);
       // A write that committed while this load ran may be missing from it: serve it, but do not keep it.
       if (started === generation) cached = list;
@@ -81,11 +79,6 @@ export function createCategoryService(deps: { storage: Storage }): CategoryServi
   return {
     current: () => cached,
     list: () => (cached !== undefined ? Promise.resolve(cached) : (loading ?? load())),
-    async create(input, idempotent) {
-      const category = await storage.categories.create(input, idempotent);
-      invalidate();
-      return category;
-    },
     invalidate,
   };
 }

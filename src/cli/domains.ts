@@ -5,6 +5,7 @@ import {
   isConfiguredDomain,
   isDomainName,
   normalizeDomain,
+  parseDomains,
   type Verification,
   verifyDomain,
   verifyWithRetries,
@@ -167,7 +168,7 @@ async function verifyAndRecord(
 
   await storage.domains.markVerified(result.domain, result.target, new Date().toISOString());
   out.write(`Verified ${result.domain}; recorded.\n`);
-  if (!isConfiguredDomain(config.domains, result.domain)) {
+  if (!isConfiguredDomain(parseDomains(config.domains).value, result.domain)) {
     out.write(
       `Note: ${result.domain} is not in the domains of PETSTORE_CONFIG; it is served, and gets a certificate, once it is.\n`,
     );

@@ -1,6 +1,5 @@
 import type { Config } from '../config/index.js';
-import { createKeyManager, KeyInputError, PLANS } from '../keys/index.js';
-import type { ApiKeyRecord, Plan } from '../storage/index.js';
+import { type ApiKeyRecord, createKeyManager, KeyInputError, PLANS, type Plan } from '../keys/index.js';
 import { parseOptions, UsageError } from './args.js';
 import { jsonLine, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
@@ -152,7 +151,7 @@ export async function keysCommand(
 
   const storage = await openExistingStorage(config);
   try {
-    return await run(createKeyManager({ storage, env: config.env }));
+    return await run(createKeyManager({ apiKeys: storage.apiKeys, env: config.env }));
   } catch (error) {
     if (error instanceof KeyInputError) throw new UsageError(error.message, 'keys');
     throw error;

@@ -14,7 +14,7 @@ async function createFirstKey(
   storage: Storage,
   out: NodeJS.WritableStream,
 ): Promise<boolean> {
-  const created = await createKeyManager({ storage, env: config.env }).createFirst({
+  const created = await createKeyManager({ apiKeys: storage.apiKeys, env: config.env }).createFirst({
     plan: 'pro',
     name: 'first key',
   });

@@ -1,14 +1,15 @@
-import type { OPERATIONS, OperationId } from '../contract/operations.js';
 import type {
   Category,
   NewCategory,
   NewOrder,
   NewPet,
+  OPERATIONS,
+  OperationId,
   Order,
   OrderQuery,
   Pet,
   PetQuery,
-} from '../contract/schemas.js';
+} from '../contract/index.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import {
   type FetchLike,

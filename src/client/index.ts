@@ -1,16 +1,16 @@
-export type { OperationId } from '../contract/operations.js';
 export type {
   Category,
   NewCategory,
   NewOrder,
   NewPet,
+  OperationId,
   Order,
   OrderQuery,
   OrderStatus,
   Pet,
   PetQuery,
   PetStatus,
-} from '../contract/schemas.js';
+} from '../contract/index.js';
 export type { ErrorCode } from '../errors/index.js';
 export { type ClientOptions, createClient, normalizeBaseUrl, type PetstoreClient } from './client.js';
 export {

@@ -2,13 +2,33 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { DomainsFileSchema } from '../domains/index.js';
-import { DEFAULT_POLICY, type RateLimitPolicy } from '../ratelimit/policy.js';
+import type { RateLimitPolicy } from '../ratelimit/index.js';
+import type { DeprecationPolicy } from '../versioning/index.js';
+import { DEFAULT_DEPRECATION, DEFAULT_RATE_LIMIT_POLICY } from './defaults.js';
 
 const LimitsSchema = Type.Object(
   {
     perMinute: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
     perDay: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The `domains` block, as written: its shape is checked here, its values (host names, statuses, chains) by
+ * the domains capability, whose messages name the field at fault.
+ */
+const DomainsSchema = Type.Object(
+  {
+    primary: Type.String(),
+    redirects: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { from: Type.String(), to: Type.String(), status: Type.Integer() },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -47,7 +67,7 @@ const FileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    domains: Type.Optional(DomainsFileSchema),
+    domains: Type.Optional(DomainsSchema),
   },
   { additionalProperties: false },
 );
@@ -95,14 +115,14 @@ function limitProblems(file: string, config: ConfigFile): string[] {
 export function rateLimitPolicy(file: ConfigFile): RateLimitPolicy {
   return {
     plans: {
-      free: file.plans?.free ?? DEFAULT_POLICY.plans.free,
-      pro: file.plans?.pro ?? DEFAULT_POLICY.plans.pro,
-      business: file.plans?.business ?? DEFAULT_POLICY.plans.business,
+      free: file.plans?.free ?? DEFAULT_RATE_LIMIT_POLICY.plans.free,
+      pro: file.plans?.pro ?? DEFAULT_RATE_LIMIT_POLICY.plans.pro,
+      business: file.plans?.business ?? DEFAULT_RATE_LIMIT_POLICY.plans.business,
     },
-    anonymous: file.anonymous ?? DEFAULT_POLICY.anonymous,
+    anonymous: file.anonymous ?? DEFAULT_RATE_LIMIT_POLICY.anonymous,
     ban: {
-      after: file.ban?.after ?? DEFAULT_POLICY.ban.after,
-      durationMs: (file.ban?.durationSeconds ?? DEFAULT_POLICY.ban.durationMs / 1000) * 1000,
+      after: file.ban?.after ?? DEFAULT_RATE_LIMIT_POLICY.ban.after,
+      durationMs: (file.ban?.durationSeconds ?? DEFAULT_RATE_LIMIT_POLICY.ban.durationMs / 1000) * 1000,
     },
   };
 }
@@ -118,16 +138,6 @@ function noticeUrl(publicUrl: string | undefined): string {
     : `${publicUrl.slice(0, -'/v1'.length)}/docs#deprecations`;
 }
 
-/** DESIGN.md section 5: `GET /pets/{petId}` deprecated on 2026-11-01, sunset on 2027-06-30. */
-const DEFAULT_DEPRECATION = { deprecatedAt: '2026-11-01', sunsetAt: '2027-06-30' };
-
-export interface Deprecation {
-  deprecatedAt: Date;
-  sunsetAt: Date;
-  /** Where the deprecation notice is, for the `Link` header. */
-  link: string;
-}
-
 /**
  * The dates of the deprecated endpoint. Both must be valid dates, and the sunset may not come before the
  * deprecation (RFC 8594 section 3).
@@ -135,7 +145,7 @@ export interface Deprecation {
 export function deprecationOf(
   file: ConfigFile,
   publicUrl: string | undefined,
-): { value: Deprecation; problems: string[] } {
+): { value: DeprecationPolicy; problems: string[] } {
   const deprecatedAt = new Date(file.deprecation?.deprecatedAt ?? DEFAULT_DEPRECATION.deprecatedAt);
   const sunsetAt = new Date(file.deprecation?.sunsetAt ?? DEFAULT_DEPRECATION.sunsetAt);
   const link = file.deprecation?.link ?? noticeUrl(publicUrl);

@@ -2,13 +2,16 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { type DomainsConfig, parseDomains } from '../domains/index.js';
-import type { RateLimitPolicy } from '../ratelimit/policy.js';
-import type { Environment } from '../storage/types.js';
-import { type ConfigFile, type Deprecation, deprecationOf, rateLimitPolicy, readConfigFile } from './file.js';
+import type { DomainsFile } from '../domains/index.js';
+import type { Environment } from '../keys/index.js';
+import type { RateLimitPolicy, RateLimitStoreOptions } from '../ratelimit/index.js';
+import type { StorageConfig } from '../storage/index.js';
+import type { DeprecationPolicy } from '../versioning/index.js';
+import { type ConfigFile, deprecationOf, rateLimitPolicy, readConfigFile } from './file.js';
 import { packageRoot } from './package.js';
 
-export type { Deprecation } from './file.js';
+export { DEFAULT_RATE_LIMIT_POLICY } from './defaults.js';
+export { readConfigFile } from './file.js';
 export { packageVersion } from './package.js';
 
 /**
@@ -95,10 +98,6 @@ export interface PublicUrls {
   staging: string | undefined;
 }
 
-export type StorageConfig =
-  /** `isDefault`: no DATABASE_URL was given, so this is the embedded default file. */
-  { kind: 'sqlite'; file: string; isDefault: boolean } | { kind: 'postgres'; url: string; poolSize: number };
-
 export interface Config {
   port: number;
   host: string;
@@ -111,14 +110,12 @@ export interface Config {
   publicUrls: PublicUrls;
   logLevel: string;
   rateLimit: RateLimitPolicy;
-  /** Where counters and bans live: this process, or Redis, shared by every instance. */
-  rateLimitStore: { kind: 'memory' } | { kind: 'redis'; url: string; keyPrefix: string };
-  /** When Redis is unreachable: serve on per-instance limits (open), or answer 503 (closed). */
-  rateLimitFail: 'open' | 'closed';
+  /** Where counters and bans live (this process, or Redis), and what to do when Redis is unreachable. */
+  rateLimitStore: RateLimitStoreOptions;
   /** Added to this instance's clock; only for testing that windows do not depend on instance clocks. */
   clockOffsetMs: number;
-  /** The dates of the deprecated `GET /pets/{petId}`. */
-  deprecation: Deprecation;
+  /** The dates of the deprecated `GET /pets/{petId}`, and its notice. */
+  deprecation: DeprecationPolicy;
   /**
    * Whether `X-Forwarded-For` is believed for the client address (Fastify's `trustProxy`): only behind a
    * proxy that sets it, or anyone could pick the address their anonymous requests are counted under.
@@ -126,8 +123,11 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** The `PETSTORE_CONFIG` file, re-read for its domains when it changes and on SIGHUP. */
   configFile: string | undefined;
-  /** The custom domains of the published reference, from the config file; undefined when none are set. */
-  domains: DomainsConfig | undefined;
+  /**
+   * The custom domains of the published reference, as the config file's `domains` block says (its values
+   * are checked by the domains capability); undefined when the file sets none.
+   */
+  domains: DomainsFile | undefined;
 }
 
 /** A configuration value that cannot be used; its message names the variable. */
@@ -139,7 +139,7 @@ export class ConfigError extends Error {
  * The SQLite file used when `DATABASE_URL` is unset: `data/petstore.db` in the package's own directory, not
  * the working directory, so that the server and every CLI command find the same file wherever they are run.
  */
-export function defaultSqliteFile(): string {
+function defaultSqliteFile(): string {
   return path.join(packageRoot(), 'data', 'petstore.db');
 }
 
@@ -175,8 +175,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const ownUrl = parsed.PETSTORE_ENV === 'staging' ? publicUrls.staging : publicUrls.production;
   const deprecation = deprecationOf(file, problems.length === 0 ? ownUrl : undefined);
   problems.push(...deprecation.problems);
-  const domains = parseDomains(file.domains);
-  problems.push(...domains.problems);
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
@@ -192,22 +190,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     rateLimitStore:
       env.REDIS_URL === undefined
         ? { kind: 'memory' }
-        : { kind: 'redis', url: env.REDIS_URL, keyPrefix: env.REDIS_PREFIX },
-    rateLimitFail: env.RATE_LIMIT_FAIL,
+        : { kind: 'redis', url: env.REDIS_URL, keyPrefix: env.REDIS_PREFIX, fail: env.RATE_LIMIT_FAIL },
     clockOffsetMs: Number(env.PETSTORE_CLOCK_OFFSET_MS),
     deprecation: deprecation.value,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     configFile,
-    domains: domains.value,
+    domains: file.domains,
   };
-}
-
-/** Re-reads the domains of a config file, for reloading them while serving; problems name the field. */
-export function readDomains(file: string): { value: DomainsConfig | undefined; problems: string[] } {
-  const read = readConfigFile(file);
-  return read.problems.length > 0
-    ? { value: undefined, problems: read.problems }
-    : parseDomains(read.value.domains);
 }
 
 /** An address, or an address with a prefix length that fits it (`10.0.0.0/8`, `fd00::/8`). */

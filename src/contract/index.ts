@@ -1,11 +1,10 @@
-export { API_PREFIX, API_VERSION, buildOpenApiDocument } from './openapi.js';
-export { type ErrorStatus, OPERATIONS, type Operation, type OperationId } from './operations.js';
+export { SUCCESS_ANSWERS } from './answers.js';
+export { API_PREFIX, buildOpenApiDocument } from './openapi.js';
+export { OPERATIONS, type Operation, type OperationId } from './operations.js';
 export {
   Category,
-  DESCRIPTION_MAX,
   IDEMPOTENCY_KEY_MAX,
   IDEMPOTENCY_KEY_PATTERN,
-  NAME_MAX,
   NewCategory,
   NewOrder,
   NewPet,
@@ -17,5 +16,4 @@ export {
   type PetQuery,
   type PetStatus,
   SCHEMAS,
-  type SchemaName,
 } from './schemas.js';

@@ -1,5 +1,4 @@
 import { ERROR_CODES, ERROR_MEANING, ERROR_STATUS } from '../errors/index.js';
-import type { RateLimitPolicy } from '../ratelimit/policy.js';
 import { COMMON_ERRORS, type ErrorStatus, OPERATIONS, type Operation } from './operations.js';
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN, PARAMETER_SCHEMAS, SCHEMAS } from './schemas.js';
 
@@ -13,12 +12,25 @@ export interface DocumentOptions {
   /** The public base URLs the operator configured, each ending in `/v1`. */
   servers: { production: string | undefined; staging: string | undefined };
   /** The limits in force, for the document's rate-limit table. */
-  rateLimit: RateLimitPolicy;
+  rateLimit: RateLimitTable;
   /** The dates of the deprecated operations, and where their notice is. */
   deprecation: { deprecatedAt: Date; sunsetAt: Date; link: string };
 }
 
 type Json = Record<string, unknown>;
+
+/** Requests per UTC minute and per UTC day. */
+interface Quota {
+  perMinute: number;
+  perDay: number;
+}
+
+/** The limits the document prints: one quota per plan but enterprise, the anonymous one, and the ban. */
+export interface RateLimitTable {
+  plans: { free: Quota; pro: Quota; business: Quota };
+  anonymous: Quota;
+  ban: { after: number; durationMs: number };
+}
 
 const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string }> = {
   400: {
@@ -78,7 +90,7 @@ Until its sunset date every answer of a deprecated operation carries \`Deprecati
 answers 410 \`endpoint_sunset\`.`;
 }
 
-function description(policy: RateLimitPolicy, deprecation: DocumentOptions['deprecation']): string {
+function description(policy: RateLimitTable, deprecation: DocumentOptions['deprecation']): string {
   const { plans, anonymous, ban } = policy;
   const row = (plan: string, limits: { perMinute: number; perDay: number }) =>
     `| ${plan} | ${count(limits.perMinute)} | ${count(limits.perDay)} |`;

@@ -1,6 +1,6 @@
 export {
   type DomainsConfig,
-  DomainsFileSchema,
+  type DomainsFile,
   isConfiguredDomain,
   isDomainName,
   normalizeDomain,

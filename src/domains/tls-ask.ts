@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { isLocalRequest, JSON_CONTENT_TYPE, notFound, sendError } from '../http/index.js';
+import { localOnly } from '../health/index.js';
+import { JSON_CONTENT_TYPE, sendError } from '../http/index.js';
 import type { DomainRepository } from '../storage/index.js';
 import { type DomainsConfig, isConfiguredDomain, normalizeDomain } from './config.js';
 
@@ -17,8 +18,7 @@ export function registerTlsAsk(
   options: { current: () => DomainsConfig | undefined; verifications: DomainRepository },
 ): void {
   const { current, verifications } = options;
-  app.get(TLS_ASK_PATH, async (request, reply) => {
-    if (!isLocalRequest(request)) return notFound(request, reply);
+  app.get(TLS_ASK_PATH, { onRequest: localOnly }, async (request, reply) => {
     const { domain: raw } = request.query as Record<string, unknown>;
     if (typeof raw !== 'string' || raw.trim() === '') {
       return sendError(request, reply, 'validation_failed', 'The query parameter domain is required, once');

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorCode, errorBody } from '../errors/index.js';
-import { JSON_CONTENT_TYPE } from './headers.js';
+import { JSON_CONTENT_TYPE, STANDARD_HEADERS } from './headers.js';
 import { BODY_LIMIT } from './json-body.js';
 import { newRequestId } from './request-id.js';
 import { describeValidationError } from './validation.js';
@@ -76,6 +76,19 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 /**
+ * Answers errors Fastify meets before routing (a URL it cannot decode), which skip every hook: with the
+ * standard headers the hooks would have set, and the Error body.
+ */
+export function handleFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  reply.header('x-request-id', request.id).headers(STANDARD_HEADERS);
+  return handleError(error, request, reply);
+}
+
+/**
  * Answers requests that Node's HTTP parser refused before Fastify saw them (bad framing, oversized headers,
  * slow clients), with the same Error body, then closes the connection.
  */
@@ -99,9 +112,13 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
         : 'The request is not valid HTTP';
   const body = JSON.stringify(errorBody(code, message, requestId));
   const status = ERROR_STATUS[code];
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
-      `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
-  );
+  const headers = {
+    'content-type': JSON_CONTENT_TYPE,
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': requestId,
+    ...STANDARD_HEADERS,
+    connection: 'close',
+  };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.join('')}\r\n${body}`);
 }

@@ -1,13 +1,19 @@
-export { handleClientError, handleError, notFound, registerErrorHandling, sendError } from './errors.js';
-export { ifNoneMatchMatches, JSON_CONTENT_TYPE } from './headers.js';
+export {
+  handleClientError,
+  handleFrameworkError,
+  notFound,
+  registerErrorHandling,
+  sendError,
+} from './errors.js';
+export { ifNoneMatchMatches, JSON_CONTENT_TYPE, registerStandardHeaders } from './headers.js';
 export { BODY_LIMIT, registerJsonBodyParser } from './json-body.js';
-export { isLocalRequest } from './local.js';
-export { newRequestId, requestIdFor } from './request-id.js';
+export { requestIdFor } from './request-id.js';
 export {
   hookList,
-  type OperationHandler,
   type OperationHandlers,
+  type PreparedHandler,
   type RouteConfig,
+  recordServedRoutes,
   registerOperations,
   toRoutePath,
 } from './routes.js';

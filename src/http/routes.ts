@@ -14,15 +14,52 @@ import { ApiError } from '../errors/index.js';
  */
 export type OperationHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | undefined;
 
-/** One handler per operation of the contract: the compiler demands every one. */
-export type OperationHandlers = Record<OperationId, OperationHandler>;
+/**
+ * A handler that answers a GET with `sendPrepared`, which skips the route's `onSend` hooks: its route may
+ * have none, and registration refuses one that does (a deprecated operation among them, whose headers are
+ * put on by an `onSend` hook).
+ */
+export interface PreparedHandler {
+  prepared: OperationHandler;
+}
 
-/** Route config that marks the 405 answers, which serve no operation of the contract. */
+/** One handler per operation of the contract: the compiler demands every one. */
+export type OperationHandlers = Record<OperationId, OperationHandler | PreparedHandler>;
+
+/** The config of every route under `/v1`. */
 export interface RouteConfig {
   operationId?: OperationId;
+  /** A 405 answer, which serves no operation of the contract. */
   methodNotAllowed?: boolean;
   /** A deprecated operation: deprecation headers on every answer, 410 after its sunset. */
   deprecated?: boolean;
+  /** Answered by a `PreparedHandler`. */
+  preparedAnswer?: boolean;
+}
+
+/** One method and path the app answers, with its route config. */
+export interface ServedRoute {
+  method: string;
+  url: string;
+  config: RouteConfig | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every method and path registered, in registration order. */
+    servedRoutes: readonly ServedRoute[];
+  }
+}
+
+/** Keeps the served route table, so that a test can hold it against the OpenAPI document. */
+export function recordServedRoutes(app: FastifyInstance): void {
+  const routes: ServedRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods)
+      routes.push({ method, url: route.url, config: route.config as RouteConfig });
+  });
+  app.decorate('servedRoutes', routes);
 }
 
 /** A route's hooks of one kind as a list: Fastify takes one function, a list of them, or none. */
@@ -51,14 +88,45 @@ function schemaFor(operation: Operation): Record<string, unknown> {
 }
 
 /**
- * Serves every operation of the contract with its handler, validation and serialization, and answers 405
- * with `Allow` for the other methods on each documented path. Register inside the `/v1` prefix.
+ * Refuses, at start, a prepared answer that would skip the `onSend` hooks given to its GET route (as the
+ * deprecation stage gives one to every deprecated route). Register after the stages that add such hooks,
+ * before the routes: onRoute hooks run in the order they were added.
  */
-export function registerOperations(app: FastifyInstance, handlers: OperationHandlers): void {
+function guardPreparedAnswers(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const config = route.config as RouteConfig | undefined;
+    if (config?.preparedAnswer === true && route.method === 'GET' && hookList(route.onSend).length > 0) {
+      throw new Error(
+        `GET ${route.url} answers a prepared body, which skips onSend hooks, but the route has some: answer ` +
+          'it with reply.send',
+      );
+    }
+  });
+}
+
+/**
+ * Serves every operation of the contract with its handler, validation and serialization, and answers 405
+ * with `Allow` for the other methods on each documented path. Register inside the `/v1` prefix, last.
+ */
+export function registerOperations(
+  app: FastifyInstance,
+  handlers: Readonly<Record<string, OperationHandler | PreparedHandler>>,
+  operations: readonly Operation[] = OPERATIONS,
+): void {
+  guardPreparedAnswers(app);
   const methodsByPath = new Map<string, string[]>();
-  for (const operation of OPERATIONS as readonly Operation[]) {
+  for (const operation of operations) {
     const url = toRoutePath(operation.path);
     methodsByPath.set(url, [...(methodsByPath.get(url) ?? []), operation.method]);
+    const entry = handlers[operation.operationId];
+    if (entry === undefined) throw new Error(`no handler for the operation ${operation.operationId}`);
+    const prepared = typeof entry !== 'function';
+    if (prepared && operation.deprecated) {
+      throw new Error(
+        `${operation.operationId} answers a prepared body, which skips the onSend hook that puts the ` +
+          'deprecation headers on: a deprecated operation must answer with reply.send',
+      );
+    }
     app.route({
       method: operation.method,
       url,
@@ -66,8 +134,9 @@ export function registerOperations(app: FastifyInstance, handlers: OperationHand
       config: {
         operationId: operation.operationId as OperationId,
         deprecated: operation.deprecated === true,
+        preparedAnswer: prepared,
       } satisfies RouteConfig,
-      handler: handlers[operation.operationId as OperationId],
+      handler: prepared ? entry.prepared : entry,
     });
   }
   for (const [url, allowed] of methodsByPath) {

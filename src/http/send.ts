@@ -7,9 +7,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * A GET is written straight to Node's response in one `writeHead` and one `end`: Fastify's `reply.send`
  * costs about 1 us a request more on the hottest route (bench/run.ts, GET /v1/categories), where the whole
  * budget is about 10 us above a bare `node:http` server. The price is that the route's `onSend` hooks do
- * not run (`onResponse` hooks do), so a route answers this way only if it has none. HEAD goes through
- * `reply.send`, which runs them, drops the body and keeps Content-Length: test/http/categories.test.ts holds
- * the two answers' headers equal.
+ * not run (`onResponse` hooks do), so only a `PreparedHandler` answers this way, and registration refuses
+ * one whose route has such hooks (routes.ts). HEAD goes through `reply.send`, which runs them, drops the
+ * body and keeps Content-Length: test/categories/categories.test.ts holds the two answers' headers equal.
  */
 export function sendPrepared(
   request: FastifyRequest,

@@ -1,31 +1,52 @@
 import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock/index.js';
+import { SUCCESS_ANSWERS } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 import { JSON_CONTENT_TYPE } from '../http/index.js';
 import {
+  type CreateOperation,
+  type CreateResult,
+  type Creates,
   IdempotencyConflict,
-  type IdempotencyRecord,
-  type IdempotencyRepository,
-  type IdempotentWrite,
+  type KeptAnswer,
+  type Storage,
 } from '../storage/index.js';
 
 /** How long an answer is replayed (DESIGN.md section 3); older ones are purged. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** Answers creates: 201 with the created entity, at most once per `Idempotency-Key`. */
+/** The answer of a create, as it is sent: made now, or replayed from the first request with its key. */
+export interface CreateAnswer {
+  status: number;
+  body: string;
+  replayed: boolean;
+}
+
+/** A create's outcome: its answer, or the reason it created nothing (for the operation to word). */
+export type CreateOutcome<O extends CreateOperation> = [Creates[O]['refusal']] extends [never]
+  ? { ok: true; answer: CreateAnswer }
+  : { ok: true; answer: CreateAnswer } | { ok: false; refusal: Creates[O]['refusal'] };
+
+/** The one path of every create: the storage's unit of work, at most once per `Idempotency-Key`. */
 export interface IdempotentCreates {
   /**
-   * Runs `create` and answers 201 with what it created. Under an `Idempotency-Key`, the answer is stored with
-   * the created row (the repository takes `write`), and a request with the same key gets it replayed (same
-   * request), 422 (another request) or 409 while the first is still in progress. An error from `create`
-   * created nothing, so nothing is stored and a retry runs again.
+   * Runs the create and makes its answer: the contract's status, and the body its serializer makes of what
+   * was created. Under an `Idempotency-Key` the answer is stored with the created row, and a request with the
+   * same key gets it replayed (same request), 422 (another request) or 409 while the first is still in
+   * progress. A refusal created nothing, so nothing is stored and a retry runs again.
    */
-  answer<T>(
+  run<O extends CreateOperation>(
     request: FastifyRequest,
-    reply: FastifyReply,
-    create: (write: IdempotentWrite<T> | undefined) => Promise<T>,
-  ): Promise<FastifyReply>;
+    operation: O,
+    input: Creates[O]['input'],
+  ): Promise<CreateOutcome<O>>;
+}
+
+/** Sends a create's answer; a replay says so in `Idempotent-Replayed`. */
+export function sendAnswer(reply: FastifyReply, answer: CreateAnswer): FastifyReply {
+  if (answer.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.code(answer.status).type(JSON_CONTENT_TYPE).send(answer.body);
 }
 
 /** JSON with the keys of every object sorted: `{"a":1,"b":2}` and `{"b":2,"a":1}` are one request. */
@@ -50,32 +71,25 @@ const inUse = () =>
     { 'retry-after': '1' },
   );
 
-function replay(reply: FastifyReply, stored: IdempotencyRecord, digest: string): FastifyReply {
-  if (stored.requestDigest !== digest) {
-    throw new ApiError(
-      'idempotency_key_reused',
-      'This Idempotency-Key was used with a different request; use a new key for a new request',
-    );
-  }
-  return reply
-    .code(stored.status)
-    .type(JSON_CONTENT_TYPE)
-    .header('idempotent-replayed', 'true')
-    .send(stored.body);
-}
-
-export function createIdempotentCreates(deps: {
-  idempotency: IdempotencyRepository;
-  clock: Clock;
-}): IdempotentCreates {
-  const { idempotency, clock } = deps;
+export function createIdempotentCreates(deps: { storage: Storage; clock: Clock }): IdempotentCreates {
+  const { storage, clock } = deps;
   // Keys being created under in this process. Across instances the storage's own lock answers in_use.
   const inFlight = new Set<string>();
 
   return {
-    async answer(request, reply, create) {
+    async run<O extends CreateOperation>(
+      request: FastifyRequest,
+      operation: O,
+      input: Creates[O]['input'],
+    ): Promise<CreateOutcome<O>> {
+      const { status, serialize } = SUCCESS_ANSWERS[operation];
+      /** The answer to what the storage made, or its refusal as it is. */
+      const outcomeOf = (result: CreateResult<O>) =>
+        (result.ok
+          ? { ok: true, answer: { status, body: serialize(result.created), replayed: false } }
+          : result) as CreateOutcome<O>;
       const key = request.idempotencyKey;
-      if (key === null || request.apiKey === null) return reply.code(201).send(await create(undefined));
+      if (key === null || request.apiKey === null) return outcomeOf(await storage.create(operation, input));
       const apiKeyId = request.apiKey.id;
       const slot = `${apiKeyId}\n${key}`;
       if (inFlight.has(slot)) throw inUse();
@@ -86,24 +100,32 @@ export function createIdempotentCreates(deps: {
         for (let pass = 1; pass <= 2; pass += 1) {
           const now = clock.now();
           const expiredBefore = now - IDEMPOTENCY_TTL_MS;
-          const stored = await idempotency.find(apiKeyId, key, expiredBefore);
-          if (stored !== undefined) return replay(reply, stored, digest);
-          let body: string | undefined;
-          reply.code(201);
+          const stored = await storage.idempotency.find(apiKeyId, key, expiredBefore);
+          if (stored !== undefined) {
+            if (stored.requestDigest !== digest) {
+              throw new ApiError(
+                'idempotency_key_reused',
+                'This Idempotency-Key was used with a different request; use a new key for a new request',
+              );
+            }
+            return {
+              ok: true,
+              answer: { status: stored.status, body: stored.body, replayed: true },
+            } as CreateOutcome<O>;
+          }
+          // The contract's serializer makes the stored body and the one sent now: every replay is the first
+          // answer, byte for byte.
+          const keep: KeptAnswer<Creates[O]['created']> = {
+            apiKeyId,
+            key,
+            requestDigest: digest,
+            createdAt: now,
+            expiredBefore,
+            status,
+            body: serialize,
+          };
           try {
-            const created = await create({
-              apiKeyId,
-              key,
-              requestDigest: digest,
-              createdAt: now,
-              expiredBefore,
-              answer(entity) {
-                // Serialized here, in the transaction, so the first answer and every replay are the same bytes.
-                body = reply.serialize(entity) as string;
-                return { status: 201, body };
-              },
-            });
-            return body === undefined ? reply.send(created) : reply.type(JSON_CONTENT_TYPE).send(body);
+            return outcomeOf(await storage.create(operation, input, keep));
           } catch (error) {
             if (!(error instanceof IdempotencyConflict)) throw error;
             if (error.reason === 'in_use') throw inUse();

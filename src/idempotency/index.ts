@@ -1,3 +1,8 @@
-export { createIdempotentCreates, IDEMPOTENCY_TTL_MS, type IdempotentCreates } from './creates.js';
+export {
+  createIdempotentCreates,
+  IDEMPOTENCY_TTL_MS,
+  type IdempotentCreates,
+  sendAnswer,
+} from './creates.js';
 export { registerIdempotencyKey } from './key.js';
 export { startPurging } from './purge.js';

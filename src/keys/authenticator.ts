@@ -1,6 +1,6 @@
 import type { Logger } from '../log/index.js';
-import type { ApiKeyRecord, Environment, Storage } from '../storage/index.js';
 import { keyDigest, keyEnvironment } from './format.js';
+import type { ApiKeyRecord, ApiKeyRepository, Environment } from './record.js';
 
 /** How often a server checks whether keys were created or revoked (DESIGN.md: effective within 5 s). */
 export const KEY_REFRESH_MS = 1_000;
@@ -25,14 +25,14 @@ export interface Authenticator {
  * takes effect within `refreshMs` plus one read.
  */
 export function createAuthenticator(deps: {
-  storage: Storage;
+  apiKeys: ApiKeyRepository;
   env: Environment;
   logger: Logger;
   refreshMs?: number;
   /** Called when `keys unban` lifted a key's ban since the last refresh. */
   onUnban?: (keyId: string) => Promise<void>;
 }): Authenticator {
-  const { storage, env, logger } = deps;
+  const { apiKeys, env, logger } = deps;
   let active = new Map<string, ApiKeyRecord>();
   /**
    * Keys already verified since the last reload, by the key itself: a client sends the same key request after
@@ -47,12 +47,12 @@ export function createAuthenticator(deps: {
   let refreshing: Promise<void> | undefined;
 
   async function reload(): Promise<void> {
-    const version = await storage.apiKeys.version();
+    const version = await apiKeys.version();
     if (version === loadedVersion) return;
     const next = new Map<string, ApiKeyRecord>();
     const nextUnbans = new Map<string, string | null>();
     const lifted: string[] = [];
-    for (const record of await storage.apiKeys.list()) {
+    for (const record of await apiKeys.list()) {
       if (record.revokedAt === null && record.env === env) next.set(record.digest, record);
       nextUnbans.set(record.id, record.unbannedAt);
       if (unbans !== undefined && record.unbannedAt !== null && unbans.get(record.id) !== record.unbannedAt) {

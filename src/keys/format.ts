@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import type { Environment } from '../storage/index.js';
+import type { Environment } from './record.js';
 
 /**
  * API key format: `ps_<env>_<26 random base62 chars><6 base62 chars of CRC32>`, for example

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { sendError } from '../http/index.js';
-import type { ApiKeyRecord } from '../storage/index.js';
+
 import type { Authenticator } from './authenticator.js';
+import type { ApiKeyRecord } from './record.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,8 +1,6 @@
 import { type Clock, systemClock } from '../clock/index.js';
-import type { ApiKeyRecord, Environment, Plan, Storage } from '../storage/index.js';
 import { displayPrefix, generateKey, keyDigest, randomBase62 } from './format.js';
-
-export const PLANS: readonly Plan[] = ['free', 'pro', 'business', 'enterprise'];
+import { type ApiKeyRecord, type ApiKeyRepository, type Environment, PLANS, type Plan } from './record.js';
 
 /** The longest key name, in characters. */
 export const KEY_NAME_MAX = 100;
@@ -75,8 +73,12 @@ function checkLimits(plan: Plan, limits: CreateKeyInput['limits']): ApiKeyRecord
 }
 
 /** The operator's side of API keys: create, list, revoke, unban (the CLI, and the first start). */
-export function createKeyManager(deps: { storage: Storage; env: Environment; clock?: Clock }): KeyManager {
-  const { storage, env } = deps;
+export function createKeyManager(deps: {
+  apiKeys: ApiKeyRepository;
+  env: Environment;
+  clock?: Clock;
+}): KeyManager {
+  const { apiKeys, env } = deps;
   const clock = deps.clock ?? systemClock;
   const now = () => new Date(clock.now()).toISOString();
 
@@ -105,15 +107,15 @@ export function createKeyManager(deps: { storage: Storage; env: Environment; clo
   return {
     async create(input) {
       const created = mint(input);
-      await storage.apiKeys.insert(created.record);
+      await apiKeys.insert(created.record);
       return created;
     },
     async createFirst(input) {
       const created = mint(input);
-      return (await storage.apiKeys.insertFirst(created.record)) ? created : undefined;
+      return (await apiKeys.insertFirst(created.record)) ? created : undefined;
     },
-    list: () => storage.apiKeys.list(),
-    revoke: (id) => storage.apiKeys.revoke(id, now()),
-    unban: (id) => storage.apiKeys.unban(id, now()),
+    list: () => apiKeys.list(),
+    revoke: (id) => apiKeys.revoke(id, now()),
+    unban: (id) => apiKeys.unban(id, now()),
   };
 }

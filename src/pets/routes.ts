@@ -1,7 +1,7 @@
 import type { NewPet, PetQuery } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 import type { OperationHandlers } from '../http/index.js';
-import type { IdempotentCreates } from '../idempotency/index.js';
+import { type IdempotentCreates, sendAnswer } from '../idempotency/index.js';
 import type { PetRepository } from '../storage/index.js';
 
 /** The handlers of `listPets`, `createPet` and the deprecated `getPetById`. */
@@ -14,19 +14,16 @@ export function createPetHandlers(deps: {
     async listPets(request, reply) {
       return reply.send(await pets.list(request.query as PetQuery));
     },
-    createPet(request, reply) {
-      const body = request.body as NewPet;
-      return creates.answer(request, reply, async (write) => {
-        const input = { name: body.name, categoryId: body.categoryId, status: body.status ?? 'available' };
-        const result = await pets.create(input, write);
-        if (!result.ok) {
-          throw new ApiError(
-            'validation_failed',
-            `categoryId ${body.categoryId} does not name an existing category`,
-          );
-        }
-        return result.pet;
-      });
+    async createPet(request, reply) {
+      const { name, categoryId, status = 'available' } = request.body as NewPet;
+      const outcome = await creates.run(request, 'createPet', { name, categoryId, status });
+      if (!outcome.ok) {
+        throw new ApiError(
+          'validation_failed',
+          `categoryId ${categoryId} does not name an existing category`,
+        );
+      }
+      return sendAnswer(reply, outcome.answer);
     },
     async getPetById(request, reply) {
       const { petId } = request.params as { petId: number };

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/index.js';
+import type { ApiKeyRecord } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
-import type { ApiKeyRecord } from '../storage/index.js';
 import { addressSubject } from './address.js';
 import { type Limits, limitsFor, type RateLimitPolicy } from './policy.js';
 import type { Decision, RateLimitStore } from './store.js';

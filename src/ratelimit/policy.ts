@@ -1,4 +1,4 @@
-import type { Plan } from '../storage/index.js';
+import type { Plan } from '../keys/index.js';
 
 /** Requests admitted per UTC minute and per UTC day. */
 export interface Limits {
@@ -21,16 +21,13 @@ export interface RateLimitPolicy {
   ban: BanPolicy;
 }
 
-/** The spec's plan table (section 8) and DESIGN.md section 4's ban and anonymous defaults. */
-export const DEFAULT_POLICY: RateLimitPolicy = {
-  plans: {
-    free: { perMinute: 60, perDay: 1_000 },
-    pro: { perMinute: 300, perDay: 10_000 },
-    business: { perMinute: 1_000, perDay: 100_000 },
-  },
-  anonymous: { perMinute: 60, perDay: 1_000 },
-  ban: { after: 60, durationMs: 15 * 60_000 },
-};
+/**
+ * Where counters and bans live: this process, or Redis shared by every instance, with what to do when Redis
+ * cannot be reached: serve on per-instance limits (`open`) or answer 503 (`closed`).
+ */
+export type RateLimitStoreOptions =
+  | { kind: 'memory' }
+  | { kind: 'redis'; url: string; keyPrefix: string; fail: 'open' | 'closed' };
 
 /** The limits of a key: its plan's, or its own for enterprise. */
 export function limitsFor(policy: RateLimitPolicy, key: { plan: Plan; limits: Limits | null }): Limits {

@@ -1,25 +1,21 @@
-import type { StorageConfig } from '../config/index.js';
 import { createPostgresStorage } from './postgres/storage.js';
 import { createSqliteStorage } from './sqlite/storage.js';
-import type { OpenOptions, Storage } from './types.js';
+import type { OpenOptions, Storage, StorageConfig } from './types.js';
 
 export { Sqlite } from './sqlite/driver.js';
-export { openSqliteDatabase } from './sqlite/storage.js';
 export {
-  type ApiKeyRecord,
-  type ApiKeyRepository,
   type CategoryRepository,
+  type CreateOperation,
+  type CreateResult,
+  type Creates,
   type DomainRepository,
-  type Environment,
   IdempotencyConflict,
-  type IdempotencyRecord,
   type IdempotencyRepository,
-  type IdempotentWrite,
-  type OpenOptions,
+  type KeptAnswer,
   type OrderRepository,
   type PetRepository,
-  type Plan,
   type Storage,
+  type StorageConfig,
   StorageNotFoundError,
 } from './types.js';
 

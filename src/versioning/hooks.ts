@@ -1,10 +1,11 @@
 import type { FastifyInstance, onSendHookHandler, preValidationHookHandler } from 'fastify';
 import type { Clock } from '../clock/index.js';
-import type { Deprecation } from '../config/index.js';
+
 import { ApiError } from '../errors/index.js';
 import { hookList, type RouteConfig } from '../http/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { deprecationHeaders, isPastSunset } from './headers.js';
+import type { DeprecationPolicy } from './policy.js';
 
 /**
  * Deprecated operations, wired as each of their routes is registered, so no other route pays a thing:
@@ -15,7 +16,7 @@ import { deprecationHeaders, isPastSunset } from './headers.js';
  */
 export function registerDeprecation(
   app: FastifyInstance,
-  deps: { deprecation: Deprecation; clock: Clock; metrics: Metrics },
+  deps: { deprecation: DeprecationPolicy; clock: Clock; metrics: Metrics },
 ): void {
   const { deprecation, clock, metrics } = deps;
   const headers = deprecationHeaders(deprecation);

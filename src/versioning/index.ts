@@ -1,1 +1,2 @@
 export { registerDeprecation } from './hooks.js';
+export type { DeprecationPolicy } from './policy.js';

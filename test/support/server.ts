@@ -85,7 +85,7 @@ export async function startTestServer(
   const logger = createLogger({ level: config.logLevel, destination });
   const deps = await composeApp(config, logger, options);
   const server = await startServer(deps);
-  const manager = createKeyManager({ storage: deps.storage, env: config.env, clock: deps.clock });
+  const manager = createKeyManager({ apiKeys: deps.storage.apiKeys, env: config.env, clock: deps.clock });
   const issuedKeys: string[] = [];
 
   async function createKey(input: CreateKeyInput) {

@@ -1,11 +1,5 @@
 import type { PoolClient } from 'pg';
-
-/** A schema change, applied once, in order, in its own transaction. Never edit one that has shipped. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from '../migration.js';
 
 /** The same versions as the SQLite migrations, in PostgreSQL's dialect. */
 export const MIGRATIONS: readonly Migration[] = [

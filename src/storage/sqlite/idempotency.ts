@@ -1,30 +1,19 @@
-import {
-  IdempotencyConflict,
-  type IdempotencyRecord,
-  type IdempotencyRepository,
-  type IdempotentWrite,
-} from '../types.js';
+import { type IdempotencyRow, toIdempotencyRecord } from '../rows.js';
+import { IdempotencyConflict, type IdempotencyRepository, type KeptAnswer } from '../types.js';
 import type { Database } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
-/** Stores the answer of an idempotent create; called inside the create's own write, so in its transaction. */
-export type RecordAnswer = <T>(write: IdempotentWrite<T> | undefined, created: T) => void;
-
-interface RecordRow {
-  request_digest: string;
-  status: number;
-  body: string;
-}
-
 /**
- * Answers kept for `Idempotency-Key` replays. An expired answer that was not purged yet is replaced in place;
- * a live one makes the create fail with `IdempotencyConflict('recorded')`, which rolls back its savepoint.
+ * Answers kept for `Idempotency-Key` replays, in SQLite: the lookup and purge, and `keep`, which the unit
+ * of work of `create` runs inside the create's own transaction. An expired answer not purged yet is
+ * replaced in place; a live one makes the create fail with `IdempotencyConflict('recorded')`, which rolls
+ * back its savepoint. (No lock is needed: the group transaction holds SQLite's one write lock.)
  */
 export function sqliteIdempotency(
   db: Database,
   writes: WriteQueue,
-): { repository: IdempotencyRepository; recordAnswer: RecordAnswer } {
-  const find = db.prepare<[string, string, number], RecordRow>(
+): { repository: IdempotencyRepository; keep<T>(answer: KeptAnswer<T>, created: T): void } {
+  const find = db.prepare<[string, string, number], IdempotencyRow>(
     `SELECT request_digest, status, body FROM idempotency_records
      WHERE api_key_id = ? AND idempotency_key = ? AND created_at >= ?`,
   );
@@ -38,26 +27,21 @@ export function sqliteIdempotency(
   );
   const purge = db.prepare<[number]>('DELETE FROM idempotency_records WHERE created_at < ?');
 
-  const recordAnswer: RecordAnswer = (write, created) => {
-    if (write === undefined) return;
-    const { status, body } = write.answer(created);
-    const { apiKeyId, key, requestDigest, createdAt, expiredBefore } = write;
-    const stored = upsert.run({ apiKeyId, key, requestDigest, status, body, createdAt, expiredBefore });
-    if (stored.changes === 0) throw new IdempotencyConflict('recorded');
-  };
-
   return {
-    recordAnswer,
     repository: {
-      async find(apiKeyId, key, notBefore): Promise<IdempotencyRecord | undefined> {
+      async find(apiKeyId, key, notBefore) {
         const row = find.get(apiKeyId, key, notBefore);
-        return row === undefined
-          ? undefined
-          : { requestDigest: row.request_digest, status: row.status, body: row.body };
+        return row === undefined ? undefined : toIdempotencyRecord(row);
       },
       purge(before) {
         return writes.run(() => purge.run(before).changes);
       },
+    },
+    keep(answer, created) {
+      const { apiKeyId, key, requestDigest, createdAt, expiredBefore, status } = answer;
+      const body = answer.body(created);
+      const stored = upsert.run({ apiKeyId, key, requestDigest, status, body, createdAt, expiredBefore });
+      if (stored.changes === 0) throw new IdempotencyConflict('recorded');
     },
   };
 }

@@ -1,11 +1,5 @@
+import type { Migration } from '../migration.js';
 import type { Database } from './driver.js';
-
-/** A schema change, applied once, in order, inside its own transaction. Never edit one that has shipped. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
 
 export const MIGRATIONS: readonly Migration[] = [
   {

@@ -36,7 +36,6 @@ describe('configuration', () => {
         link: '/docs#deprecations',
       },
       rateLimitStore: { kind: 'memory' },
-      rateLimitFail: 'open',
       clockOffsetMs: 0,
       trustProxy: false,
       configFile: undefined,
@@ -77,6 +76,7 @@ describe('configuration', () => {
         kind: 'redis',
         url: 'redis://127.0.0.1:6380',
         keyPrefix: 'petstore:rl:',
+        fail: 'closed',
       },
     );
   });

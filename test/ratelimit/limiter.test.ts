@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FakeClock } from '../../src/clock/index.js';
+import { DEFAULT_RATE_LIMIT_POLICY } from '../../src/config/index.js';
+import type { ApiKeyRecord, Plan } from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
 import {
   createRateLimiter,
-  DEFAULT_POLICY,
   type Limits,
   MemoryRateLimitStore,
   rateLimitHeaders,
   retryAfterSeconds,
 } from '../../src/ratelimit/index.js';
-import type { ApiKeyRecord, Plan } from '../../src/storage/index.js';
 
 const logger = createLogger({ level: 'silent' });
 const unix = (iso: string) => Date.parse(iso) / 1000;
@@ -34,7 +34,7 @@ function keyOf(plan: Plan, limits: Limits | null = null): ApiKeyRecord {
 function setup(start: string) {
   const clock = new FakeClock(start);
   const store = new MemoryRateLimitStore();
-  const limiter = createRateLimiter({ store, policy: DEFAULT_POLICY, clock, logger });
+  const limiter = createRateLimiter({ store, policy: DEFAULT_RATE_LIMIT_POLICY, clock, logger });
   /** One request: its headers as numbers, the Retry-After if refused, and the kind of decision. */
   const hit = (key: ApiKeyRecord) => {
     const decision = limiter.forKey(key);

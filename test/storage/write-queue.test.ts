@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openSqliteDatabase } from '../../src/storage/index.js';
+import { openSqliteDatabase } from '../../src/storage/sqlite/storage.js';
 import { WriteQueue } from '../../src/storage/sqlite/write-queue.js';
 import { tempDir } from '../support/server.js';
 

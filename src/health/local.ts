@@ -1,4 +1,5 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { notFound } from '../http/index.js';
 
 /** Whether an address is this machine's loopback (IPv4, IPv6, or IPv4 mapped into IPv6). */
 function isLoopbackAddress(address: string | undefined): boolean {
@@ -17,3 +18,12 @@ export function isLocalRequest(request: FastifyRequest): boolean {
   const forwarded = request.headers['x-forwarded-for'] ?? request.headers.forwarded;
   return forwarded === undefined && isLoopbackAddress(request.socket.remoteAddress);
 }
+
+/**
+ * The guard of the routes for this machine's operators (metrics, the TLS ask check): anyone else gets the
+ * 404 of a path that does not exist, so the route is not even revealed.
+ */
+export const localOnly: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply, done) => {
+  if (isLocalRequest(request)) done();
+  else notFound(request, reply);
+};

@@ -1,0 +1,15 @@
+import type { RateLimitPolicy } from '../ratelimit/index.js';
+
+/** The spec's plan table (section 8) and DESIGN.md section 4's ban and anonymous defaults. */
+export const DEFAULT_RATE_LIMIT_POLICY: RateLimitPolicy = {
+  plans: {
+    free: { perMinute: 60, perDay: 1_000 },
+    pro: { perMinute: 300, perDay: 10_000 },
+    business: { perMinute: 1_000, perDay: 100_000 },
+  },
+  anonymous: { perMinute: 60, perDay: 1_000 },
+  ban: { after: 60, durationMs: 15 * 60_000 },
+};
+
+/** DESIGN.md section 5: `GET /pets/{petId}` deprecated on 2026-11-01, sunset on 2027-06-30. */
+export const DEFAULT_DEPRECATION = { deprecatedAt: '2026-11-01', sunsetAt: '2027-06-30' };

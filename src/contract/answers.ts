@@ -1,0 +1,24 @@
+import fastJsonStringify from 'fast-json-stringify';
+import { OPERATIONS, type Operation, type OperationId } from './operations.js';
+import { SCHEMAS } from './schemas.js';
+
+/** How an operation answers when it succeeds: the status the contract gives it, and its body's serializer. */
+export interface SuccessAnswer {
+  status: number;
+  /** The body, serialized by the contract's schema, as Fastify serializes a route's answer. */
+  serialize(value: unknown): string;
+}
+
+function successAnswer(operation: Operation): SuccessAnswer {
+  const item = SCHEMAS[operation.success.schema];
+  const schema = operation.success.array ? { type: 'array', items: item } : item;
+  return {
+    status: operation.success.status,
+    serialize: fastJsonStringify(schema as Parameters<typeof fastJsonStringify>[0]),
+  };
+}
+
+/** Every operation's success answer, compiled once from the contract. */
+export const SUCCESS_ANSWERS = Object.fromEntries(
+  (OPERATIONS as readonly Operation[]).map((operation) => [operation.operationId, successAnswer(operation)]),
+) as Record<OperationId, SuccessAnswer>;

@@ -1,0 +1,2 @@
+export { localOnly } from './local.js';
+export { type ReadinessCheck, registerHealth } from './routes.js';

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import { JSON_CONTENT_TYPE, sendError } from '../http/index.js';
+import type { Metrics } from '../metrics/index.js';
+import { localOnly } from './local.js';
+
+/** A backing service readiness depends on. */
+export interface ReadinessCheck {
+  name: string;
+  /** Resolves when the service answers. */
+  ping(): Promise<void>;
+  /**
+   * Whether the instance cannot serve without it. A shared rate-limit store that fails open is not: taking
+   * every instance out of the balancer while it is down would be worse than per-instance limits.
+   */
+  required: boolean;
+}
+
+/**
+ * The routes outside `/v1` that tell operators and load balancers how the instance is:
+ * - `GET /healthz`: the process answers (liveness);
+ * - `GET /readyz`: every check, `ready`, `degraded` (an optional one is down) or 503 (a required one is);
+ * - `GET /metrics`: the counters, to this machine only (they name API key ids).
+ */
+export function registerHealth(
+  app: FastifyInstance,
+  deps: { checks: readonly ReadinessCheck[]; metrics: Metrics },
+): void {
+  const { checks, metrics } = deps;
+  app.get('/healthz', async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send('{"status":"ok"}'));
+  app.get('/readyz', async (request, reply) => {
+    const results = await Promise.all(
+      checks.map((check) =>
+        check.ping().then(
+          () => 'ok' as const,
+          (error: unknown) => {
+            request.log.warn({ err: error, check: check.name }, 'readiness check failed');
+            return 'unreachable' as const;
+          },
+        ),
+      ),
+    );
+    const down = checks.filter((_check, index) => results[index] !== 'ok');
+    const required = down.filter((check) => check.required).map((check) => check.name);
+    if (required.length > 0) {
+      return sendError(
+        request,
+        reply,
+        'service_unavailable',
+        `Not ready: ${required.join(' and ')} unreachable`,
+      );
+    }
+    const status = down.length === 0 ? 'ready' : 'degraded';
+    const report = Object.fromEntries(checks.map((check, index) => [check.name, results[index]]));
+    return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify({ status, checks: report }));
+  });
+  app.get('/metrics', { onRequest: localOnly }, async (_request, reply) =>
+    reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render()),
+  );
+}

@@ -1,0 +1,38 @@
+import { type OrderRow, toOrder } from '../rows.js';
+import type { CreateResult, Creates, OrderRepository } from '../types.js';
+import type { Queryable } from './transaction.js';
+
+/** Orders in PostgreSQL: the list, and the insert the unit of work of `create` runs. */
+export function postgresOrders(pool: Queryable): {
+  repository: OrderRepository;
+  insert(db: Queryable, input: Creates['placeOrder']['input']): Promise<CreateResult<'placeOrder'>>;
+} {
+  return {
+    repository: {
+      async list(filter) {
+        const { rows } = await pool.query<OrderRow>(
+          `SELECT id, pet_id, quantity, status, created_at FROM orders
+           WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id DESC`,
+          [filter.status ?? null],
+        );
+        return rows.map(toOrder);
+      },
+    },
+    async insert(db, input) {
+      // The conditional update claims the pet and the insert records the order in one statement: the row
+      // lock makes concurrent orders for one pet wait, and only the first finds it available.
+      const { rows } = await db.query<{ id: number }>(
+        `WITH claimed AS (
+           UPDATE pets SET status = 'pending' WHERE id = $1 AND status = 'available' RETURNING id
+         )
+         INSERT INTO orders (pet_id, quantity, status, created_at)
+         SELECT id, $2, 'placed', $3 FROM claimed RETURNING id`,
+        [input.petId, input.quantity, input.createdAt],
+      );
+      const placed = rows[0];
+      if (placed !== undefined) return { ok: true, created: { id: placed.id, ...input, status: 'placed' } };
+      const exists = await db.query('SELECT 1 FROM pets WHERE id = $1', [input.petId]);
+      return { ok: false, refusal: exists.rowCount === 0 ? 'pet_not_found' : 'pet_not_available' };
+    },
+  };
+}
