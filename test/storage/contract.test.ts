@@ -1,0 +1,393 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import type { ApiKeyRecord } from '../../src/keys/index.js';
+import {
+  createStorage,
+  IdempotencyConflict,
+  type KeptAnswer,
+  Sqlite,
+  type Storage,
+  type StorageConfig,
+  StorageNotFoundError,
+} from '../../src/storage/index.js';
+import { createTestDatabase } from '../support/backends.js';
+import { tempDir } from '../support/server.js';
+
+/** A fresh database of each backend, and how to read it from outside the storage under test. */
+interface Fresh {
+  config: StorageConfig;
+  /** A read-only query on a connection of its own: what another process would see. */
+  read<T>(sql: string): Promise<T[]>;
+  drop(): Promise<void>;
+}
+
+const BACKENDS: Record<'sqlite' | 'postgres', () => Promise<Fresh>> = {
+  async sqlite() {
+    const { dir, remove } = tempDir('petstore-storage-');
+    const file = path.join(dir, 'store.db');
+    return {
+      config: { kind: 'sqlite', file, isDefault: false },
+      async read<T>(sql: string) {
+        const db = new Sqlite(file, { readonly: true });
+        try {
+          return db.prepare(sql).all() as T[];
+        } finally {
+          db.close();
+        }
+      },
+      drop: async () => remove(),
+    };
+  },
+  async postgres() {
+    const database = await createTestDatabase();
+    return {
+      config: { kind: 'postgres', url: database.url, poolSize: 4 },
+      async read<T>(sql: string) {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          return (await client.query(sql)).rows as T[];
+        } finally {
+          await client.end();
+        }
+      },
+      drop: database.drop,
+    };
+  },
+};
+
+/** An answer to keep under a key, serialized as the service would. */
+function keeping<T>(key: string, overrides: Partial<KeptAnswer<T>> = {}): KeptAnswer<T> {
+  return {
+    apiKeyId: 'key_storage',
+    key,
+    requestDigest: `digest of ${key}`,
+    createdAt: Date.now(),
+    expiredBefore: Date.now() - 86_400_000,
+    status: 201,
+    body: (created) => JSON.stringify(created),
+    ...overrides,
+  };
+}
+
+function keyRecord(id: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  return {
+    id,
+    name: id,
+    plan: 'free',
+    limits: null,
+    env: 'production',
+    prefix: 'ps_live_abcd',
+    digest: `digest-${id}`,
+    createdAt: new Date().toISOString(),
+    revokedAt: null,
+    unbannedAt: null,
+    bannedUntil: null,
+    ...overrides,
+  };
+}
+
+for (const [kind, fresh] of Object.entries(BACKENDS)) {
+  describe(`the Storage contract (${kind})`, () => {
+    let database: Fresh;
+    let storage: Storage;
+    before(async () => {
+      database = await fresh();
+      storage = await createStorage(database.config);
+    });
+    after(async () => {
+      await storage.close();
+      await database.drop();
+    });
+
+    test('a fresh database gets every migration; opening it again applies none', async () => {
+      assert.ok(storage.migrationsApplied.length >= 7);
+      assert.deepEqual(
+        storage.migrationsApplied,
+        [...storage.migrationsApplied].sort((a, b) => a - b),
+      );
+      const again = await createStorage(database.config, { mustExist: true });
+      try {
+        assert.deepEqual(again.migrationsApplied, []);
+      } finally {
+        await again.close();
+      }
+    });
+
+    test('categories: ids increase, the list is ascending, a missing description is left out', async () => {
+      const first = await storage.create('createCategory', { name: 'Contract A', description: 'one' });
+      const second = await storage.create('createCategory', { name: 'Contract B' });
+      assert.ok(first.created.id > 0 && second.created.id > first.created.id);
+      assert.deepEqual(second.created, { id: second.created.id, name: 'Contract B' });
+      const listed = await storage.categories.list();
+      assert.deepEqual(listed.slice(-2), [first.created, second.created]);
+      assert.deepEqual(
+        listed.map((category) => category.id),
+        listed.map((category) => category.id).toSorted((a, b) => a - b),
+      );
+    });
+
+    test('a create resolves after its commit: another connection sees the row at once', async () => {
+      const { created } = await storage.create('createCategory', { name: 'Committed' });
+      const rows = await database.read<{ id: number }>(`SELECT id FROM categories WHERE id = ${created.id}`);
+      assert.equal(rows.length, 1);
+    });
+
+    test('pets: a missing category is refused and stores nothing; filters and lookups', async () => {
+      const before = await database.read<{ n: number | string }>('SELECT count(*) AS n FROM pets');
+      const refused = await storage.create('createPet', {
+        name: 'Ghost',
+        categoryId: 999_999,
+        status: 'available',
+      });
+      assert.deepEqual(refused, { ok: false, refusal: 'category_not_found' });
+      const after = await database.read<{ n: number | string }>('SELECT count(*) AS n FROM pets');
+      assert.equal(Number(after[0]?.n), Number(before[0]?.n));
+
+      const { created: category } = await storage.create('createCategory', { name: 'Pets of the contract' });
+      const rex = await storage.create('createPet', {
+        name: 'Rex',
+        categoryId: category.id,
+        status: 'available',
+      });
+      const tom = await storage.create('createPet', { name: 'Tom', categoryId: category.id, status: 'sold' });
+      assert.ok(rex.ok && tom.ok);
+      assert.deepEqual(rex.created, {
+        id: rex.created.id,
+        name: 'Rex',
+        categoryId: category.id,
+        status: 'available',
+      });
+      assert.deepEqual(await storage.pets.get(rex.created.id), rex.created);
+      assert.equal(await storage.pets.get(999_999), undefined);
+      assert.deepEqual(await storage.pets.list({ categoryId: category.id }), [rex.created, tom.created]);
+      assert.deepEqual(await storage.pets.list({ categoryId: category.id, status: 'sold' }), [tom.created]);
+    });
+
+    test('orders: the first order claims the pet, the next is refused, an unknown pet is refused', async () => {
+      const { created: category } = await storage.create('createCategory', {
+        name: 'Orders of the contract',
+      });
+      const pet = await storage.create('createPet', {
+        name: 'Once',
+        categoryId: category.id,
+        status: 'available',
+      });
+      assert.ok(pet.ok);
+      const input = { petId: pet.created.id, quantity: 2, createdAt: '2026-12-01T10:00:00.000Z' };
+      const [first, second] = await Promise.all([
+        storage.create('placeOrder', input),
+        storage.create('placeOrder', { ...input, createdAt: '2026-12-01T10:00:01.000Z' }),
+      ]);
+      const outcomes = [first, second].map((result) => (result.ok ? 'placed' : result.refusal)).sort();
+      assert.deepEqual(outcomes, ['pet_not_available', 'placed']);
+      assert.equal((await storage.pets.get(pet.created.id))?.status, 'pending');
+      assert.deepEqual(await storage.create('placeOrder', { ...input, petId: 999_999 }), {
+        ok: false,
+        refusal: 'pet_not_found',
+      });
+      const placed = (first.ok ? first : second) as { ok: true; created: { id: number } };
+      const listed = await storage.orders.list({ status: 'placed' });
+      assert.ok(listed.some((order) => order.id === placed.created.id && order.quantity === 2));
+    });
+
+    test('a create that keeps an answer stores it with the row; the same key again is a conflict', async () => {
+      const keep = keeping<{ id: number; name: string }>('contract-key-1');
+      const result = await storage.create('createCategory', { name: 'Kept' }, keep);
+      const stored = await storage.idempotency.find(keep.apiKeyId, keep.key, keep.expiredBefore);
+      assert.deepEqual(stored, {
+        requestDigest: keep.requestDigest,
+        status: 201,
+        body: JSON.stringify(result.created),
+      });
+      const rowsBefore = await database.read<{ n: number | string }>(
+        "SELECT count(*) AS n FROM categories WHERE name = 'Kept'",
+      );
+      await assert.rejects(storage.create('createCategory', { name: 'Kept' }, keep), (error: unknown) => {
+        assert.ok(error instanceof IdempotencyConflict);
+        assert.equal(error.reason, 'recorded');
+        return true;
+      });
+      const rowsAfter = await database.read<{ n: number | string }>(
+        "SELECT count(*) AS n FROM categories WHERE name = 'Kept'",
+      );
+      assert.equal(
+        Number(rowsAfter[0]?.n),
+        Number(rowsBefore[0]?.n),
+        'the conflicting create was rolled back',
+      );
+    });
+
+    test('a refusal keeps no answer; an expired answer is replaced; the purge removes old ones', async () => {
+      const refused = await storage.create(
+        'createPet',
+        { name: 'Nowhere', categoryId: 999_999, status: 'available' },
+        keeping('contract-key-2'),
+      );
+      assert.equal(refused.ok, false);
+      assert.equal(await storage.idempotency.find('key_storage', 'contract-key-2', 0), undefined);
+
+      const old = keeping<unknown>('contract-key-3', { createdAt: 1_000, expiredBefore: 0 });
+      await storage.create('createCategory', { name: 'Old' }, old);
+      const renewed = keeping<unknown>('contract-key-3', {
+        createdAt: 5_000,
+        expiredBefore: 2_000,
+        requestDigest: 'new',
+      });
+      await storage.create('createCategory', { name: 'New' }, renewed);
+      assert.equal(
+        (await storage.idempotency.find('key_storage', 'contract-key-3', 0))?.requestDigest,
+        'new',
+      );
+      assert.equal(await storage.idempotency.purge(6_000), 1);
+      assert.equal(await storage.idempotency.find('key_storage', 'contract-key-3', 0), undefined);
+    });
+
+    test('api keys: insert, list, revoke once, unban, bans recorded; the version follows every change', async () => {
+      const version = await storage.apiKeys.version();
+      await storage.apiKeys.insert(keyRecord('key_contract1'));
+      assert.ok((await storage.apiKeys.version()) > version);
+      assert.equal(
+        await storage.apiKeys.insertFirst(keyRecord('key_contract2')),
+        false,
+        'keys exist already',
+      );
+      assert.equal(await storage.apiKeys.revoke('key_contract1', '2026-12-01T00:00:00.000Z'), true);
+      assert.equal(await storage.apiKeys.revoke('key_contract1', '2026-12-02T00:00:00.000Z'), true);
+      assert.equal(await storage.apiKeys.revoke('key_nobody', '2026-12-01T00:00:00.000Z'), false);
+      await storage.apiKeys.recordBan('key_contract1', '2026-12-01T00:15:00.000Z');
+      let listed = (await storage.apiKeys.list()).find((record) => record.id === 'key_contract1');
+      assert.equal(listed?.revokedAt, '2026-12-01T00:00:00.000Z', 'the first revocation stands');
+      assert.equal(listed?.bannedUntil, '2026-12-01T00:15:00.000Z');
+      const beforeUnban = await storage.apiKeys.version();
+      assert.equal(await storage.apiKeys.unban('key_contract1', '2026-12-01T00:05:00.000Z'), true);
+      assert.ok((await storage.apiKeys.version()) > beforeUnban);
+      listed = (await storage.apiKeys.list()).find((record) => record.id === 'key_contract1');
+      assert.equal(listed?.unbannedAt, '2026-12-01T00:05:00.000Z');
+      assert.equal(listed?.bannedUntil, null);
+      assert.equal(
+        (await storage.apiKeys.list()).some((record) => record.id === 'key_contract2'),
+        false,
+      );
+    });
+
+    test('domains: a verification is recorded and replaced', async () => {
+      assert.equal(await storage.domains.isVerified('docs.contract.test'), false);
+      await storage.domains.markVerified('docs.contract.test', 'a.target.test', '2026-12-01T00:00:00.000Z');
+      await storage.domains.markVerified('docs.contract.test', 'b.target.test', '2026-12-02T00:00:00.000Z');
+      assert.equal(await storage.domains.isVerified('docs.contract.test'), true);
+      const rows = await database.read<{ target: string }>(
+        "SELECT target FROM domain_verifications WHERE domain = 'docs.contract.test'",
+      );
+      assert.deepEqual(rows, [{ target: 'b.target.test' }]);
+    });
+
+    test('ping answers while open', async () => {
+      await storage.ping();
+    });
+  });
+}
+
+describe('the Storage contract, on a fresh database each', () => {
+  for (const [kind, fresh] of Object.entries(BACKENDS)) {
+    test(`the first key is inserted once, however many try at once (${kind})`, async (t) => {
+      const database = await fresh();
+      t.after(database.drop);
+      const stores = await Promise.all([createStorage(database.config), createStorage(database.config)]);
+      t.after(() => Promise.all(stores.map((store) => store.close())));
+      const inserted = await Promise.all(
+        stores.flatMap((store, index) =>
+          [0, 1].map((attempt) => store.apiKeys.insertFirst(keyRecord(`key_first${index}${attempt}`))),
+        ),
+      );
+      assert.equal(inserted.filter(Boolean).length, 1);
+      assert.equal((await stores[0]?.apiKeys.list())?.length, 1);
+    });
+
+    test(`opened with mustExist, nothing is created (${kind})`, async (t) => {
+      const database = await fresh();
+      t.after(database.drop);
+      await assert.rejects(createStorage(database.config, { mustExist: true }), (error: unknown) => {
+        assert.ok(error instanceof StorageNotFoundError);
+        assert.equal(error.reason, kind === 'sqlite' ? 'missing' : 'no_schema');
+        return true;
+      });
+      if (kind === 'postgres') {
+        const tables = await database.read<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'",
+        );
+        assert.equal(tables[0]?.n, 0);
+      }
+    });
+  }
+
+  test('PostgreSQL: a key another instance is creating under is in use; of two at once, one creates', async (t) => {
+    const database = await BACKENDS.postgres();
+    t.after(database.drop);
+    const [one, two] = await Promise.all([createStorage(database.config), createStorage(database.config)]);
+    t.after(async () => {
+      await one?.close();
+      await two?.close();
+    });
+    if (one === undefined || two === undefined) return;
+    // Another instance in the middle of a create under the key holds its lock until it commits.
+    const holder = new pg.Client({ connectionString: (database.config as { url: string }).url });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+      'idempotency\nkey_storage\nheld',
+    ]);
+    await assert.rejects(
+      one.create('createCategory', { name: 'Held' }, keeping('held')),
+      (error: unknown) => {
+        assert.ok(error instanceof IdempotencyConflict);
+        assert.equal(error.reason, 'in_use');
+        return true;
+      },
+    );
+    await holder.query('ROLLBACK');
+    await holder.end();
+    assert.equal((await one.create('createCategory', { name: 'Held' }, keeping('held'))).ok, true);
+
+    const settled = await Promise.allSettled([
+      one.create('createCategory', { name: 'Raced' }, keeping('raced')),
+      two.create('createCategory', { name: 'Raced' }, keeping('raced')),
+    ]);
+    assert.equal(settled.filter((result) => result.status === 'fulfilled').length, 1);
+    for (const result of settled) {
+      if (result.status === 'rejected') assert.ok(result.reason instanceof IdempotencyConflict);
+    }
+    const rows = await database.read<{ n: number }>(
+      "SELECT count(*)::int AS n FROM categories WHERE name = 'Raced'",
+    );
+    assert.equal(rows[0]?.n, 1);
+  });
+
+  test('PostgreSQL: a category created by one instance is announced to another watching', async (t) => {
+    const database = await BACKENDS.postgres();
+    t.after(database.drop);
+    const [writer, watcher] = await Promise.all([
+      createStorage(database.config),
+      createStorage(database.config),
+    ]);
+    t.after(async () => {
+      await writer?.close();
+      await watcher?.close();
+    });
+    if (writer === undefined || watcher === undefined) return;
+    let calls = 0;
+    let announced: () => void = () => {};
+    const heard = new Promise<void>((resolve) => {
+      announced = resolve;
+    });
+    await watcher.watchCategories(() => {
+      calls += 1;
+      if (calls > 1) announced();
+    });
+    assert.equal(calls, 1, 'told once as it starts listening: anything before may have been missed');
+    await writer.create('createCategory', { name: 'Announced' });
+    await heard;
+  });
+});
