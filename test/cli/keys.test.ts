@@ -154,6 +154,9 @@ describe('petstore keys', () => {
   });
 
   test('list shows prefixes, never keys', async () => {
+    // Keys of its own, whatever ran before.
+    await create('--plan', 'free', '--name', 'listed one');
+    await create('--plan', 'pro', '--name', 'listed two');
     const human = await runCli(['keys', 'list'], env);
     const json = await runCli(['keys', 'list', '--json'], env);
     assert.equal(human.code, 0);
@@ -187,6 +190,9 @@ describe('petstore keys', () => {
   });
 
   test('neither the SQLite files nor any log line contain an issued key', async () => {
+    // Keys of its own, one used on the running server so that the log has seen it, whatever ran before.
+    for (const plan of ['free', 'pro', 'business']) await create('--plan', plan);
+    await waitForStatus(issued.at(-1) as string, 200, 5_000);
     assert.ok(issued.length >= 3);
     const files = readdirSync(dir).filter((name) => name.startsWith('keys.db'));
     assert.ok(files.includes('keys.db'));
