@@ -1,4 +1,6 @@
-import type { Category, Order, OrderStatus, Pet, PetStatus } from '../contract/index.js';
+import type { AdminTokenRecord } from '../admin/index.js';
+import type { AuditRecord } from '../audit/index.js';
+import type { Category, Order, OrderStatus, Pet, PetStatus, Scope } from '../contract/index.js';
 import type { ApiKeyRecord } from '../keys/index.js';
 import type { IdempotencyRecord } from './types.js';
 
@@ -63,6 +65,12 @@ export interface ApiKeyRow {
   revoked_at: string | null;
   unbanned_at: string | null;
   banned_until: string | null;
+  /** Space-separated, in the contract's order. */
+  scopes: string;
+  expires_at: string | null;
+  replaced_by: string | null;
+  budget_id: string;
+  last_used_at: string | null;
 }
 
 export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
@@ -81,12 +89,17 @@ export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
     revokedAt: row.revoked_at,
     unbannedAt: row.unbanned_at,
     bannedUntil: row.banned_until,
+    scopes: row.scopes.split(' ') as Scope[],
+    expiresAt: row.expires_at,
+    replacedBy: row.replaced_by,
+    budgetId: row.budget_id,
+    lastUsedAt: row.last_used_at,
   };
 }
 
 /** The columns of a new key's row, in the order both backends' INSERT lists them (API_KEY_COLUMNS). */
 export const API_KEY_COLUMNS =
-  '(id, name, plan, per_minute, per_day, env, prefix, digest, created_at, revoked_at)';
+  '(id, name, plan, per_minute, per_day, env, prefix, digest, created_at, revoked_at, scopes, expires_at, budget_id)';
 
 export function apiKeyValues(record: ApiKeyRecord): (string | number | null)[] {
   return [
@@ -100,7 +113,72 @@ export function apiKeyValues(record: ApiKeyRecord): (string | number | null)[] {
     record.digest,
     record.createdAt,
     record.revokedAt,
+    record.scopes.join(' '),
+    record.expiresAt,
+    record.budgetId,
   ];
+}
+
+/**
+ * The columns a change of a key sets, and their values; only the fields the change names. Column names
+ * come from this fixed table, never from the caller.
+ */
+export function apiKeyChanges(change: {
+  name?: string;
+  plan?: string;
+  limits?: { perMinute: number; perDay: number } | null;
+  scopes?: readonly Scope[];
+  expiresAt?: string | null;
+}): [column: string, value: string | number | null][] {
+  const set: [string, string | number | null][] = [];
+  if (change.name !== undefined) set.push(['name', change.name]);
+  if (change.plan !== undefined) set.push(['plan', change.plan]);
+  if (change.limits !== undefined) {
+    set.push(['per_minute', change.limits?.perMinute ?? null], ['per_day', change.limits?.perDay ?? null]);
+  }
+  if (change.scopes !== undefined) set.push(['scopes', change.scopes.join(' ')]);
+  if (change.expiresAt !== undefined) set.push(['expires_at', change.expiresAt]);
+  return set;
+}
+
+export interface AdminTokenRow {
+  id: string;
+  name: string;
+  prefix: string;
+  digest: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export function toAdminTokenRecord(row: AdminTokenRow): AdminTokenRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    digest: row.digest,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export interface AuditRow {
+  id: number;
+  at: string;
+  actor: string;
+  action: string;
+  target: string;
+  details: string;
+}
+
+export function toAuditRecord(row: AuditRow): AuditRecord {
+  return {
+    id: row.id,
+    at: row.at,
+    actor: row.actor,
+    action: row.action as AuditRecord['action'],
+    target: row.target,
+    details: JSON.parse(row.details) as Record<string, unknown>,
+  };
 }
 
 export interface IdempotencyRow {

@@ -1,3 +1,5 @@
+import type { AdminTokenRepository } from '../admin/index.js';
+import type { AuditRepository } from '../audit/index.js';
 import type {
   Category,
   NewCategory,
@@ -8,6 +10,7 @@ import type {
   PetStatus,
 } from '../contract/index.js';
 import type { ApiKeyRepository } from '../keys/index.js';
+import type { UsageRepository } from '../usage/index.js';
 
 /** Where the service keeps its data: the embedded SQLite file, or PostgreSQL shared by a fleet. */
 export type StorageConfig =
@@ -140,6 +143,9 @@ export interface Storage {
   readonly pets: PetRepository;
   readonly orders: OrderRepository;
   readonly apiKeys: ApiKeyRepository;
+  readonly adminTokens: AdminTokenRepository;
+  readonly audit: AuditRepository;
+  readonly usage: UsageRepository;
   readonly idempotency: IdempotencyRepository;
   readonly domains: DomainRepository;
   /** Schema versions applied when this storage was opened (empty when it was current). */

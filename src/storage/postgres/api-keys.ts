@@ -1,49 +1,109 @@
 import type pg from 'pg';
+import type { AuditEntry } from '../../audit/index.js';
 import type { ApiKeyRepository } from '../../keys/index.js';
-import { API_KEY_COLUMNS, type ApiKeyRow, apiKeyValues, toApiKeyRecord } from '../rows.js';
-import { transaction } from './transaction.js';
+import { API_KEY_COLUMNS, type ApiKeyRow, apiKeyChanges, apiKeyValues, toApiKeyRecord } from '../rows.js';
+import { type Queryable, transaction } from './transaction.js';
 
 const BUMP = 'UPDATE api_keys_version SET version = version + 1 WHERE id = 1';
+const VALUES = Array.from({ length: 13 }, (_value, index) => `$${index + 1}`).join(', ');
 
 /**
- * API keys in PostgreSQL. The version row changes with every create, revoke and unban, so servers notice a
- * change with one primary-key read instead of rereading every key.
+ * API keys in PostgreSQL. The version row changes with every create, change, revoke and unban, so servers
+ * notice a change with one primary-key read instead of rereading every key; every change is appended to the
+ * audit record in its transaction.
  */
-export function postgresApiKeys(pool: pg.Pool): ApiKeyRepository {
-  /** Runs a change and bumps the version if it changed a row, in one transaction; resolves with whether it did. */
-  const change = (sql: string, values: unknown[], before?: string) =>
+export function postgresApiKeys(
+  pool: pg.Pool,
+  audit: { append(db: Queryable, entry: AuditEntry): Promise<void> },
+): ApiKeyRepository {
+  /** Runs a change in one transaction; when it changed a row, bumps the version and audits it. */
+  const change = (entry: AuditEntry, run: (client: pg.PoolClient) => Promise<boolean>) =>
     transaction(pool, async (client) => {
-      if (before !== undefined) await client.query(before);
-      const changed = ((await client.query(sql, values)).rowCount ?? 0) > 0;
-      if (changed) await client.query(BUMP);
+      const changed = await run(client);
+      if (changed) {
+        await client.query(BUMP);
+        await audit.append(client, entry);
+      }
       return changed;
     });
+  const rowCount = async (client: Queryable, sql: string, values: unknown[]) =>
+    ((await client.query(sql, values)).rowCount ?? 0) > 0;
+  const get = async (db: Queryable, id: string) => {
+    const { rows } = await db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
+    return rows[0] === undefined ? undefined : toApiKeyRecord(rows[0]);
+  };
+
   return {
-    async insert(record) {
-      await change(
-        `INSERT INTO api_keys ${API_KEY_COLUMNS} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        apiKeyValues(record),
+    async insert(record, entry) {
+      await change(entry, (client) =>
+        rowCount(client, `INSERT INTO api_keys ${API_KEY_COLUMNS} VALUES (${VALUES})`, apiKeyValues(record)),
       );
     },
-    insertFirst: (record) =>
-      change(
-        `INSERT INTO api_keys ${API_KEY_COLUMNS}
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE NOT EXISTS (SELECT 1 FROM api_keys)`,
-        apiKeyValues(record),
+    insertFirst: (record, entry) =>
+      change(entry, async (client) => {
         // Two transactions that both find the table empty would both insert: the lock makes the second wait
         // for the first to commit, and then see its key. It conflicts with itself and with inserts only.
-        'LOCK TABLE api_keys IN SHARE ROW EXCLUSIVE MODE',
-      ),
+        await client.query('LOCK TABLE api_keys IN SHARE ROW EXCLUSIVE MODE');
+        return rowCount(
+          client,
+          `INSERT INTO api_keys ${API_KEY_COLUMNS} SELECT ${VALUES} WHERE NOT EXISTS (SELECT 1 FROM api_keys)`,
+          apiKeyValues(record),
+        );
+      }),
     async list() {
       const { rows } = await pool.query<ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
       return rows.map(toApiKeyRecord);
     },
-    revoke: (id, at) =>
-      change('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2', [at, id]),
-    unban: (id, at) =>
-      change('UPDATE api_keys SET unbanned_at = $1, banned_until = NULL WHERE id = $2', [at, id]),
-    async recordBan(id, until) {
-      await pool.query('UPDATE api_keys SET banned_until = $1 WHERE id = $2', [until, id]);
+    get: (id) => get(pool, id),
+    async update(id, changes, entry) {
+      const set = apiKeyChanges(changes);
+      const assignments = set.map(([column], index) => `${column} = $${index + 1}`).join(', ');
+      const sql = `UPDATE api_keys SET ${assignments} WHERE id = $${set.length + 1} AND revoked_at IS NULL`;
+      const changed = await change(entry, (client) =>
+        rowCount(client, sql, [...set.map(([, value]) => value), id]),
+      );
+      return changed ? get(pool, id) : undefined;
+    },
+    rotate: (id, successor, expiresAt, entry) =>
+      change(entry, async (client) => {
+        const ended = await rowCount(
+          client,
+          'UPDATE api_keys SET expires_at = $1, replaced_by = $2 WHERE id = $3 AND revoked_at IS NULL',
+          [expiresAt, successor.id, id],
+        );
+        if (!ended) return false;
+        await client.query(
+          `INSERT INTO api_keys ${API_KEY_COLUMNS} VALUES (${VALUES})`,
+          apiKeyValues(successor),
+        );
+        return true;
+      }),
+    async revoke(id, at, entry) {
+      // Revoking twice keeps the first time, and records nothing the second.
+      if (
+        await change(entry, (client) =>
+          rowCount(client, 'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
+            at,
+            id,
+          ]),
+        )
+      ) {
+        return true;
+      }
+      return (await get(pool, id)) !== undefined;
+    },
+    unban: (id, at, entry) =>
+      change(entry, (client) =>
+        // A ban belongs to the budget, which the keys a rotation links share.
+        rowCount(
+          client,
+          `UPDATE api_keys SET unbanned_at = $1, banned_until = NULL
+           WHERE budget_id = (SELECT budget_id FROM api_keys WHERE id = $2)`,
+          [at, id],
+        ),
+      ),
+    async recordBan(budgetId, until) {
+      await pool.query('UPDATE api_keys SET banned_until = $1 WHERE budget_id = $2', [until, budgetId]);
     },
     async version() {
       const { rows } = await pool.query<{ version: number }>(

@@ -97,6 +97,59 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'api key bans',
     sql: 'ALTER TABLE api_keys ADD COLUMN banned_until TEXT;',
   },
+  {
+    version: 8,
+    name: 'key lifecycle, admin tokens, audit, usage',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL
+        DEFAULT 'categories:read categories:write pets:read pets:write orders:read orders:write';
+      ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+      ALTER TABLE api_keys ADD COLUMN replaced_by TEXT;
+      ALTER TABLE api_keys ADD COLUMN budget_id TEXT;
+      ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+      UPDATE api_keys SET budget_id = id;
+      ALTER TABLE api_keys ALTER COLUMN budget_id SET NOT NULL;
+      CREATE INDEX api_keys_by_budget ON api_keys (budget_id);
+      CREATE TABLE admin_tokens (
+        id         TEXT PRIMARY KEY,
+        name       TEXT NOT NULL CHECK (char_length(name) BETWEEN 1 AND 100),
+        prefix     TEXT NOT NULL,
+        digest     TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+      );
+      CREATE TABLE audit_events (
+        id      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at      TEXT NOT NULL,
+        actor   TEXT NOT NULL,
+        action  TEXT NOT NULL,
+        target  TEXT NOT NULL,
+        details TEXT NOT NULL
+      );
+      CREATE INDEX audit_events_by_target ON audit_events (target, id);
+      CREATE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'audit_events is append-only'; END;
+      $$;
+      CREATE TRIGGER audit_events_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_events
+        FOR EACH STATEMENT EXECUTE FUNCTION audit_events_append_only();
+      CREATE TABLE key_usage (
+        key_id        TEXT NOT NULL,
+        day           TEXT NOT NULL,
+        success       BIGINT NOT NULL,
+        client_errors BIGINT NOT NULL,
+        rate_limited  BIGINT NOT NULL,
+        server_errors BIGINT NOT NULL,
+        PRIMARY KEY (key_id, day)
+      );
+      CREATE TABLE key_deprecated_calls (
+        key_id         TEXT NOT NULL,
+        operation_id   TEXT NOT NULL,
+        calls          BIGINT NOT NULL,
+        last_called_at TEXT NOT NULL,
+        PRIMARY KEY (key_id, operation_id)
+      );
+    `,
+  },
 ];
 
 /** An arbitrary constant naming the migration lock among PostgreSQL's advisory locks. */

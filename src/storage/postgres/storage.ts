@@ -7,7 +7,9 @@ import {
   type Storage,
   StorageNotFoundError,
 } from '../types.js';
+import { postgresAdminTokens } from './admin-tokens.js';
 import { postgresApiKeys } from './api-keys.js';
+import { postgresAudit } from './audit.js';
 import { postgresCategories } from './categories.js';
 import { postgresDomains } from './domains.js';
 import { postgresIdempotency } from './idempotency.js';
@@ -16,6 +18,7 @@ import { createCategoriesChannel } from './notify.js';
 import { postgresOrders } from './orders.js';
 import { postgresPets } from './pets.js';
 import { type Queryable, transaction } from './transaction.js';
+import { postgresUsage } from './usage.js';
 
 /**
  * int8 (BIGINT) arrives as a string by default, for values past 2^53. Our ids stay below that (the contract
@@ -104,6 +107,7 @@ export async function createPostgresStorage(
   const pets = postgresPets(pool);
   const orders = postgresOrders(pool);
   const idempotency = postgresIdempotency(pool);
+  const audit = postgresAudit(pool);
   const inserts: Inserts = {
     createCategory: categories.insert,
     createPet: pets.insert,
@@ -115,7 +119,10 @@ export async function createPostgresStorage(
     categories: categories.repository,
     pets: pets.repository,
     orders: orders.repository,
-    apiKeys: postgresApiKeys(pool),
+    apiKeys: postgresApiKeys(pool, audit),
+    adminTokens: postgresAdminTokens(pool, audit),
+    audit: audit.repository,
+    usage: postgresUsage(pool),
     idempotency: idempotency.repository,
     domains: postgresDomains(pool),
     async create(operation, input, keep) {

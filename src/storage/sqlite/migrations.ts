@@ -105,6 +105,59 @@ export const MIGRATIONS: readonly Migration[] = [
     // store (a server's memory, or Redis), which the CLI cannot always reach.
     sql: 'ALTER TABLE api_keys ADD COLUMN banned_until TEXT;',
   },
+  {
+    version: 8,
+    name: 'key lifecycle, admin tokens, audit, usage',
+    // Scopes are stored space-separated; the budget is the rate-limit subject a rotation hands on (a key
+    // never rotated is its own). The audit record refuses to be changed or shortened, whoever asks.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL
+        DEFAULT 'categories:read categories:write pets:read pets:write orders:read orders:write';
+      ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+      ALTER TABLE api_keys ADD COLUMN replaced_by TEXT;
+      ALTER TABLE api_keys ADD COLUMN budget_id TEXT;
+      ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+      UPDATE api_keys SET budget_id = id;
+      CREATE INDEX api_keys_by_budget ON api_keys (budget_id);
+      CREATE TABLE admin_tokens (
+        id         TEXT PRIMARY KEY,
+        name       TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 100),
+        prefix     TEXT NOT NULL,
+        digest     TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+      ) STRICT;
+      CREATE TABLE audit_events (
+        id      INTEGER PRIMARY KEY AUTOINCREMENT,
+        at      TEXT NOT NULL,
+        actor   TEXT NOT NULL,
+        action  TEXT NOT NULL,
+        target  TEXT NOT NULL,
+        details TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX audit_events_by_target ON audit_events (target, id);
+      CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
+        BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END;
+      CREATE TRIGGER audit_events_no_delete BEFORE DELETE ON audit_events
+        BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END;
+      CREATE TABLE key_usage (
+        key_id        TEXT NOT NULL,
+        day           TEXT NOT NULL,
+        success       INTEGER NOT NULL,
+        client_errors INTEGER NOT NULL,
+        rate_limited  INTEGER NOT NULL,
+        server_errors INTEGER NOT NULL,
+        PRIMARY KEY (key_id, day)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE key_deprecated_calls (
+        key_id         TEXT NOT NULL,
+        operation_id   TEXT NOT NULL,
+        calls          INTEGER NOT NULL,
+        last_called_at TEXT NOT NULL,
+        PRIMARY KEY (key_id, operation_id)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
 
 /**

@@ -8,7 +8,9 @@ import {
   type Storage,
   StorageNotFoundError,
 } from '../types.js';
+import { sqliteAdminTokens } from './admin-tokens.js';
 import { sqliteApiKeys } from './api-keys.js';
+import { sqliteAudit } from './audit.js';
 import { sqliteCategories } from './categories.js';
 import { sqliteDomains } from './domains.js';
 import { type Database, Sqlite } from './driver.js';
@@ -16,6 +18,7 @@ import { sqliteIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { sqliteOrders } from './orders.js';
 import { sqlitePets } from './pets.js';
+import { sqliteUsage } from './usage.js';
 import { WriteQueue } from './write-queue.js';
 
 /** Whether the file holds the Pet Store schema (of any version), rather than nothing or something else. */
@@ -74,6 +77,7 @@ export function createSqliteStorage(options: { file: string } & OpenOptions): St
   const pets = sqlitePets(db);
   const orders = sqliteOrders(db);
   const idempotency = sqliteIdempotency(db, writes);
+  const audit = sqliteAudit(db);
   const inserts: Inserts = {
     createCategory: categories.insert,
     createPet: pets.insert,
@@ -85,7 +89,10 @@ export function createSqliteStorage(options: { file: string } & OpenOptions): St
     categories: categories.repository,
     pets: pets.repository,
     orders: orders.repository,
-    apiKeys: sqliteApiKeys(db, writes),
+    apiKeys: sqliteApiKeys(db, writes, audit),
+    adminTokens: sqliteAdminTokens(db, writes, audit),
+    audit: audit.repository,
+    usage: sqliteUsage(db, writes),
     idempotency: idempotency.repository,
     domains: sqliteDomains(db, writes),
     create(operation, input, keep) {

@@ -1,0 +1,45 @@
+import type pg from 'pg';
+import type { AdminTokenRepository } from '../../admin/index.js';
+import type { AuditEntry } from '../../audit/index.js';
+import { type AdminTokenRow, toAdminTokenRecord } from '../rows.js';
+import { type Queryable, transaction } from './transaction.js';
+
+const BUMP = 'UPDATE api_keys_version SET version = version + 1 WHERE id = 1';
+
+/** Admin tokens in PostgreSQL; every change bumps the credentials' version and is audited in its transaction. */
+export function postgresAdminTokens(
+  pool: pg.Pool,
+  audit: { append(db: Queryable, entry: AuditEntry): Promise<void> },
+): AdminTokenRepository {
+  return {
+    async insert(record, entry) {
+      await transaction(pool, async (client) => {
+        await client.query(
+          'INSERT INTO admin_tokens (id, name, prefix, digest, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)',
+          [record.id, record.name, record.prefix, record.digest, record.createdAt, record.revokedAt],
+        );
+        await client.query(BUMP);
+        await audit.append(client, entry);
+      });
+    },
+    async list() {
+      const { rows } = await pool.query<AdminTokenRow>('SELECT * FROM admin_tokens ORDER BY created_at, id');
+      return rows.map(toAdminTokenRecord);
+    },
+    async revoke(id, at, entry) {
+      const revoked = await transaction(pool, async (client) => {
+        const { rowCount } = await client.query(
+          'UPDATE admin_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
+          [at, id],
+        );
+        if ((rowCount ?? 0) === 0) return false;
+        await client.query(BUMP);
+        await audit.append(client, entry);
+        return true;
+      });
+      if (revoked) return true;
+      const { rowCount } = await pool.query('SELECT 1 FROM admin_tokens WHERE id = $1', [id]);
+      return (rowCount ?? 0) > 0;
+    },
+  };
+}
