@@ -1,6 +1,6 @@
 import fastJsonStringify from 'fast-json-stringify';
 import { OPERATIONS, type Operation, type OperationId } from './operations.js';
-import { SCHEMAS } from './schemas.js';
+import { SCHEMAS, type SchemaName } from './schemas.js';
 
 /** How an operation answers when it succeeds: the status the contract gives it, and its body's serializer. */
 export interface SuccessAnswer {
@@ -9,7 +9,7 @@ export interface SuccessAnswer {
   serialize(value: unknown): string;
 }
 
-function successAnswer(operation: Operation): SuccessAnswer {
+function successAnswer(operation: Operation<SchemaName>): SuccessAnswer {
   const item = SCHEMAS[operation.success.schema];
   const schema = operation.success.array ? { type: 'array', items: item } : item;
   return {
@@ -20,5 +20,8 @@ function successAnswer(operation: Operation): SuccessAnswer {
 
 /** Every operation's success answer, compiled once from the contract. */
 export const SUCCESS_ANSWERS = Object.fromEntries(
-  (OPERATIONS as readonly Operation[]).map((operation) => [operation.operationId, successAnswer(operation)]),
+  (OPERATIONS as readonly Operation<SchemaName>[]).map((operation) => [
+    operation.operationId,
+    successAnswer(operation),
+  ]),
 ) as Record<OperationId, SuccessAnswer>;

@@ -1,5 +1,27 @@
+export {
+  ADMIN_PREFIX,
+  type AdminOperationId,
+  type ApiKey,
+  type ApiKeyChange,
+  type AuditEvent,
+  type AuditQuery,
+  type NewApiKey,
+  type Rotation,
+} from './admin.js';
+export { type AdminDocumentOptions, buildAdminDocument } from './admin-openapi.js';
 export { SUCCESS_ANSWERS } from './answers.js';
-export { API_PREFIX, buildOpenApiDocument } from './openapi.js';
+export { ADMIN_API, API_PREFIX, V1_API } from './apis.js';
+export type { ApiDescription } from './document.js';
+export {
+  DATE_TIME_PATTERN,
+  type KeyInfo,
+  PLAN_NAMES,
+  type PlanName,
+  SCOPES,
+  type Scope,
+  type UsageDay,
+} from './keys.js';
+export { buildOpenApiDocument } from './openapi.js';
 export { OPERATIONS, type Operation, type OperationId } from './operations.js';
 export {
   Category,

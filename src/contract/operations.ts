@@ -1,30 +1,38 @@
+import type { Scope } from './keys.js';
 import type { ParameterSchemaName, SchemaName } from './schemas.js';
 
-/** Statuses of error answers that the document describes, each with a reusable response component. */
-export type ErrorStatus = 400 | 401 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
+/** Statuses of error answers that the documents describe, each with a reusable response component. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
 
 /**
- * One operation of the API: the single description from which the OpenAPI document, the route's
- * validation and serialization, and the served route table are all derived.
+ * One operation of an API (`/v1`, or the admin API): the single description from which its OpenAPI
+ * document, the route's validation and serialization, and the served route table are all derived. `S` and
+ * `P` are the names of the API's body and parameter schemas.
  */
-export interface Operation {
+export interface Operation<S extends string = string, P extends string = string> {
   operationId: string;
-  method: 'GET' | 'POST';
-  /** The path below the `/v1` base address, in OpenAPI form (`/pets/{petId}`). */
+  method: 'GET' | 'POST' | 'PATCH';
+  /** The path below the API's base address, in OpenAPI form (`/pets/{petId}`). */
   path: string;
   tag: string;
   summary: string;
   description: string;
-  requestBody?: SchemaName;
+  requestBody?: S;
   /** Query string parameters, validated and coerced. */
-  query?: ParameterSchemaName;
+  query?: P;
   /** Path parameters, validated and coerced. */
-  params?: ParameterSchemaName;
+  params?: P;
+  /** The scope an API key needs for it (403 `insufficient_scope` without); none: any valid key. */
+  scope?: Scope;
+  /** False when a call counts against no rate limit (reading one's own key); it still gets the headers. */
+  countsAgainstQuota?: false;
+  /** The body may be left out (its fields all have defaults). */
+  optionalBody?: true;
   /** Stability marker (spec section 9), `x-stability` in the document. */
   stability?: 'beta' | 'experimental';
   /** Deprecated, with the sunset date of the configuration (`x-sunset`) and the deprecation headers. */
   deprecated?: true;
-  success: { status: 200 | 201; description: string; schema: SchemaName; array?: boolean };
+  success: { status: 200 | 201; description: string; schema: S; array?: boolean };
   /** The list supports `If-None-Match` and answers 304 with its `ETag`. */
   conditional?: boolean;
   /** Error answers beyond those every operation can give (401, 429, 500, 503). */
@@ -49,6 +57,7 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/categories',
     tag: 'Categories',
+    scope: 'categories:read',
     summary: 'List categories',
     description:
       'Returns every category, in ascending `id` order, without paging. The answer carries a strong `ETag`; ' +
@@ -67,6 +76,7 @@ export const OPERATIONS = [
     method: 'POST',
     path: '/categories',
     tag: 'Categories',
+    scope: 'categories:write',
     summary: 'Create a category',
     description:
       'Creates a category and returns it with the `id` the service assigned. The answer is sent only after ' +
@@ -84,6 +94,7 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/pets',
     tag: 'Pets',
+    scope: 'pets:read',
     summary: 'List pets',
     description:
       'Returns every pet, ascending by id, optionally only those of one category or in one status.',
@@ -97,6 +108,7 @@ export const OPERATIONS = [
     method: 'POST',
     path: '/pets',
     tag: 'Pets',
+    scope: 'pets:write',
     summary: 'Add a pet',
     description:
       'Adds a pet to an existing category. `status` defaults to `available`. A `categoryId` that names no ' +
@@ -111,6 +123,7 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/pets/{petId}',
     tag: 'Pets',
+    scope: 'pets:read',
     summary: 'Find a pet by id (deprecated)',
     description:
       'Returns one pet. Deprecated: every answer carries `Deprecation`, `Sunset` and a `Link` to the ' +
@@ -126,6 +139,7 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/store/orders',
     tag: 'Store',
+    scope: 'orders:read',
     summary: 'List orders',
     description: 'Returns every order, newest first, optionally only those in one status.',
     query: 'OrderQuery',
@@ -138,6 +152,7 @@ export const OPERATIONS = [
     method: 'POST',
     path: '/store/orders',
     tag: 'Store',
+    scope: 'orders:write',
     summary: 'Place an order for a pet',
     description:
       'Orders an `available` pet and marks it `pending` in the same transaction: of two concurrent orders for ' +
@@ -148,6 +163,22 @@ export const OPERATIONS = [
     success: { status: 201, description: 'The placed order.', schema: 'Order' },
     errors: BODY_ERRORS,
   },
-] as const satisfies readonly Operation[];
+  {
+    operationId: 'getKey',
+    method: 'GET',
+    path: '/key',
+    tag: 'Keys',
+    summary: 'Show the calling API key',
+    description:
+      'Returns the key that made the request: its plan, scopes and expiry, both rate-limit windows, any ban, ' +
+      'the last 7 days of its usage and the deprecated operations it still calls, with their sunset dates. ' +
+      'It needs no scope and counts against no limit: it answers even while the key is limited (not while ' +
+      'it is banned), and its rate-limit headers describe the windows without spending them.',
+    stability: 'beta',
+    countsAgainstQuota: false,
+    success: { status: 200, description: 'The calling key.', schema: 'KeyInfo' },
+    errors: [],
+  },
+] as const satisfies readonly Operation<SchemaName, ParameterSchemaName>[];
 
 export type OperationId = (typeof OPERATIONS)[number]['operationId'];

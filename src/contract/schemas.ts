@@ -1,5 +1,7 @@
-import { type SchemaOptions, type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { ERROR_CODES } from '../errors/index.js';
+import { stringEnum } from './enum.js';
+import { KeyInfo } from './keys.js';
 
 /** Category name: 1 to 100 characters, not whitespace only (DESIGN.md section 3). */
 export const NAME_MAX = 100;
@@ -45,14 +47,6 @@ export const Category = Type.Object(
   },
   { additionalProperties: false, description: 'A category of pets, by species or breed.' },
 );
-
-/**
- * A string that is one of `values`, written as JSON Schema's `enum` (not TypeBox's union of constants): the
- * document lists the values in one place, and a refusal can name them all.
- */
-function stringEnum<T extends string>(values: readonly T[], options: SchemaOptions = {}) {
-  return Type.Unsafe<T>({ ...options, type: 'string', enum: [...values] });
-}
 
 export const ErrorSchema = Type.Object(
   {
@@ -160,6 +154,7 @@ export const SCHEMAS = {
   Pet,
   NewOrder,
   Order,
+  KeyInfo,
   Error: ErrorSchema,
 } satisfies Record<string, TSchema>;
 export type SchemaName = keyof typeof SCHEMAS;

@@ -5,6 +5,9 @@
 export type ErrorCode =
   | 'missing_api_key'
   | 'invalid_api_key'
+  | 'api_key_expired'
+  | 'insufficient_scope'
+  | 'key_revoked'
   | 'validation_failed'
   | 'malformed_json'
   | 'malformed_request'
@@ -30,11 +33,14 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   malformed_request: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
+  api_key_expired: 401,
+  insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   idempotency_key_in_use: 409,
   pet_not_available: 409,
+  key_revoked: 409,
   endpoint_sunset: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -57,6 +63,9 @@ export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
   headers_too_large: 'The request headers are too large.',
   missing_api_key: 'No API key was sent: use `Authorization: Bearer <API_KEY>`.',
   invalid_api_key: 'The API key is unknown, revoked, malformed or belongs to another environment.',
+  api_key_expired: 'The API key is past its expiry (or the grace period of its rotation): use its successor.',
+  insufficient_scope: 'The API key lacks the scope the operation needs; `WWW-Authenticate` names it.',
+  key_revoked: 'The API key is revoked: it can no longer be changed or rotated.',
   not_found: 'No resource or route exists at this path.',
   method_not_allowed: 'The path exists but does not accept this method; see the `Allow` header.',
   idempotency_key_in_use: 'A request with the same `Idempotency-Key` is still being processed.',

@@ -10,6 +10,7 @@ export { BODY_LIMIT, registerJsonBodyParser } from './json-body.js';
 export { requestIdFor } from './request-id.js';
 export {
   hookList,
+  type OperationHandler,
   type OperationHandlers,
   type PreparedHandler,
   type RouteConfig,

@@ -1,11 +1,6 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  OPERATIONS,
-  type Operation,
-  type OperationId,
-  PARAMETER_SCHEMAS,
-  SCHEMAS,
-} from '../contract/index.js';
+import type { ApiDescription, Operation, OperationId, Scope } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 
 /**
@@ -26,15 +21,19 @@ export interface PreparedHandler {
 /** One handler per operation of the contract: the compiler demands every one. */
 export type OperationHandlers = Record<OperationId, OperationHandler | PreparedHandler>;
 
-/** The config of every route under `/v1`. */
+/** The config of every route of an API. */
 export interface RouteConfig {
-  operationId?: OperationId;
+  operationId?: string;
   /** A 405 answer, which serves no operation of the contract. */
   methodNotAllowed?: boolean;
   /** A deprecated operation: deprecation headers on every answer, 410 after its sunset. */
   deprecated?: boolean;
   /** Answered by a `PreparedHandler`. */
   preparedAnswer?: boolean;
+  /** The scope an API key needs for the operation. */
+  scope?: Scope;
+  /** False for an operation that counts against no rate limit. */
+  countsAgainstQuota?: false;
 }
 
 /** One method and path the app answers, with its route config. */
@@ -74,13 +73,24 @@ export function toRoutePath(openApiPath: string): string {
   return openApiPath.replace(/\{(\w+)\}/g, ':$1');
 }
 
-function schemaFor(operation: Operation): Record<string, unknown> {
-  const success = SCHEMAS[operation.success.schema];
+/** The named schema of an API, which the contract's types guarantee exists. */
+function named(schemas: ApiDescription['schemas'], name: string): TSchema {
+  const schema = schemas[name];
+  if (schema === undefined) throw new Error(`the contract names a schema it lacks: ${name}`);
+  return schema;
+}
+
+function schemaFor(operation: Operation, api: ApiDescription): Record<string, unknown> {
+  const success = named(api.schemas, operation.success.schema);
+  const body = operation.requestBody === undefined ? undefined : named(api.schemas, operation.requestBody);
   return {
-    ...(operation.requestBody ? { body: SCHEMAS[operation.requestBody] } : {}),
+    // A body that may be left out arrives as null.
+    ...(body === undefined
+      ? {}
+      : { body: operation.optionalBody ? { anyOf: [body, { type: 'null' }] } : body }),
     // Every operation refuses query parameters it does not know, as bodies refuse unknown fields.
-    querystring: PARAMETER_SCHEMAS[operation.query ?? 'NoQuery'],
-    ...(operation.params ? { params: PARAMETER_SCHEMAS[operation.params] } : {}),
+    querystring: named(api.parameters, operation.query ?? 'NoQuery'),
+    ...(operation.params ? { params: named(api.parameters, operation.params) } : {}),
     response: {
       [operation.success.status]: operation.success.array ? { type: 'array', items: success } : success,
     },
@@ -105,17 +115,17 @@ function guardPreparedAnswers(app: FastifyInstance): void {
 }
 
 /**
- * Serves every operation of the contract with its handler, validation and serialization, and answers 405
- * with `Allow` for the other methods on each documented path. Register inside the `/v1` prefix, last.
+ * Serves every operation of an API with its handler, validation and serialization, and answers 405 with
+ * `Allow` for the other methods on each documented path. Register inside the API's prefix, last.
  */
 export function registerOperations(
   app: FastifyInstance,
+  api: ApiDescription,
   handlers: Readonly<Record<string, OperationHandler | PreparedHandler>>,
-  operations: readonly Operation[] = OPERATIONS,
 ): void {
   guardPreparedAnswers(app);
   const methodsByPath = new Map<string, string[]>();
-  for (const operation of operations) {
+  for (const operation of api.operations) {
     const url = toRoutePath(operation.path);
     methodsByPath.set(url, [...(methodsByPath.get(url) ?? []), operation.method]);
     const entry = handlers[operation.operationId];
@@ -130,11 +140,13 @@ export function registerOperations(
     app.route({
       method: operation.method,
       url,
-      schema: schemaFor(operation),
+      schema: schemaFor(operation, api),
       config: {
-        operationId: operation.operationId as OperationId,
+        operationId: operation.operationId,
         deprecated: operation.deprecated === true,
         preparedAnswer: prepared,
+        ...(operation.scope === undefined ? {} : { scope: operation.scope }),
+        ...(operation.countsAgainstQuota === false ? { countsAgainstQuota: false } : {}),
       } satisfies RouteConfig,
       handler: prepared ? entry.prepared : entry,
     });

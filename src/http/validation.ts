@@ -50,6 +50,8 @@ export function registerValidators(app: FastifyInstance): void {
     useDefaults: true,
     strict: false,
     formats: { int32: true, int64: true },
+    // Errors carry their schema, so a pattern's message can show the schema's example.
+    verbose: true,
   } as const;
   const bodies = new Ajv({ ...common, coerceTypes: false });
   const parameters = new Ajv({ ...common, coerceTypes: true });
@@ -85,9 +87,19 @@ export const DESCRIBED_KEYWORDS = [
   'enum',
   'minimum',
   'maximum',
+  'minItems',
+  'uniqueItems',
+  'minProperties',
+  'anyOf',
   'canonicalInteger',
   'repeated',
 ] as const;
+
+/** The first example the failing schema gives, if any. */
+function exampleOf(error: ErrorObject): string | undefined {
+  const examples = (error.parentSchema as { examples?: unknown[] } | undefined)?.examples;
+  return typeof examples?.[0] === 'string' ? examples[0] : undefined;
+}
 
 /**
  * Turns the first validation error into a message that names the field at fault, in our words rather than
@@ -119,15 +131,27 @@ export function describeValidationError(error: ErrorObject, part: string): strin
     case 'maxLength':
       return `${field} must be at most ${String(params.limit)} characters long`;
     case 'pattern':
-      return params.pattern === '\\S'
-        ? `${field} must contain a character other than whitespace`
-        : `${field} has an invalid format`;
+      if (params.pattern === '\\S') return `${field} must contain a character other than whitespace`;
+      return exampleOf(error) === undefined
+        ? `${field} has an invalid format`
+        : `${field} must look like ${exampleOf(error)}`;
     case 'enum':
       return `${field} must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'minimum':
       return `${field} must be at least ${String(params.limit)}`;
     case 'maximum':
       return `${field} must be at most ${String(params.limit)}`;
+    case 'minItems':
+      return `${field} must hold at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`;
+    case 'uniqueItems':
+      return `${field} must not name an item twice`;
+    case 'minProperties':
+      return path === '' && part === 'body'
+        ? 'Request body must name at least one field'
+        : `${field} must have at least ${String(params.limit)} fields`;
+    case 'anyOf':
+      // One of several shapes (a value or null): the first branch's own error says more, and comes first.
+      return `${field} is not valid`;
     case 'canonicalInteger':
       return `${field} must be a whole number in plain decimal digits, such as 42 (no sign, leading zeros, exponent or fraction)`;
     case 'repeated':

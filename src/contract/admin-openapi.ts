@@ -1,0 +1,78 @@
+import { ADMIN_PREFIX } from './admin.js';
+import { ADMIN_API } from './apis.js';
+import { componentsOf, type DocumentParts, errorTable, type Json, pathsOf } from './document.js';
+import { SCOPES } from './keys.js';
+import { API_VERSION } from './openapi.js';
+
+/** What the admin document prints of the configuration. */
+export interface AdminDocumentOptions {
+  /** The limits of each admin token. */
+  rateLimit: { perMinute: number; perDay: number };
+}
+
+const count = (value: number) => value.toLocaleString('en-US');
+
+function description({ rateLimit }: AdminDocumentOptions): string {
+  return `Manage the API keys of the [Pet Store API](/docs) from software: a signup flow that issues keys, a
+dashboard that shows their use, a security process that rotates and expires them.
+
+## Authentication
+Every operation requires an admin token sent as a bearer token: \`Authorization: Bearer <ADMIN_TOKEN>\`.
+Admin tokens (\`ps_admin_…\`) are made by an operator with \`petstore admin-tokens create\`, shown once and
+stored only as a digest; \`petstore admin-tokens revoke <id>\` ends one within 5 seconds. A missing or
+invalid token is answered with 401 and \`WWW-Authenticate: Bearer realm="petstore-admin"\`.
+
+<!-- ReDoc-Inject: <security-definitions> -->
+
+## Keys
+A key is shown once, when it is created or rotated; every other answer shows its \`prefix\` only. Scopes:
+${SCOPES.map((scope) => `\`${scope}\``).join(', ')} (every one when none are given). A key past \`expiresAt\` is
+refused with 401 \`api_key_expired\`. Rotating makes a successor with the same plan, limits and scopes; the
+old key works until its grace period ends, and the two share one rate-limit budget and one ban. Changes
+reach every instance within 5 seconds.
+
+## Audit
+Every change to a key or an admin token is recorded, append-only, with who made it (an admin token id, or
+\`cli\`), what and when; never a key or a token.
+
+## Errors
+Error answers have the API's body \`{code, message, status, requestId}\`; \`code\` is one of:
+
+${errorTable()}
+
+## Rate limits
+Each admin token may send ${count(rateLimit.perMinute)} requests per UTC minute and ${count(rateLimit.perDay)}
+per UTC day, with the API's headers (\`X-RateLimit-*\`, \`RateLimit\`, \`RateLimit-Policy\`); requests without
+a valid token are limited per client address.`;
+}
+
+/** Builds the OpenAPI 3.1 document of the admin API, served at `/admin/openapi.json`. */
+export function buildAdminDocument(options: AdminDocumentOptions): Json {
+  const parts: DocumentParts = {
+    api: ADMIN_API,
+    scheme: 'adminToken',
+    commonErrors: [401, 429, 500, 503],
+    idempotency: false,
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pet Store admin API',
+      version: API_VERSION,
+      description: description(options),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: ADMIN_PREFIX, description: 'This server' }],
+    security: [{ adminToken: [] }],
+    tags: [
+      { name: 'Keys', description: 'API keys: create, show, change, rotate, revoke, unban.' },
+      { name: 'Audit', description: 'The record of every change.' },
+    ],
+    paths: pathsOf(parts),
+    components: componentsOf(parts, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An admin token sent as `Authorization: Bearer <ADMIN_TOKEN>`.',
+    }),
+  };
+}

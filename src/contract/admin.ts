@@ -1,0 +1,281 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { stringEnum } from './enum.js';
+import { DATE_TIME_PATTERN, KeyId, PlanSchema, ScopesSchema } from './keys.js';
+import type { Operation } from './operations.js';
+import { ErrorSchema, NoQuery } from './schemas.js';
+
+/** The admin API's base path: outside `/v1`, versioned on its own. */
+export const ADMIN_PREFIX = '/admin/v1';
+
+/** Key names: 1 to 100 characters; control characters are refused with a message of their own. */
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'A name for people, 1 to 100 characters.',
+});
+const Limit = (window: string) =>
+  Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000_000,
+    description: `Requests per UTC ${window}: enterprise keys only, with the other limit (a day at least a minute).`,
+  });
+const Timestamp = (description: string) =>
+  Type.String({ format: 'date-time', description, examples: ['2027-01-31T00:00:00Z'] });
+/** A time a client sends: RFC 3339 with its offset, checked at the edge (Ajv has no date-time format here). */
+const TimestampInput = (description: string) =>
+  Type.String({ ...Timestamp(description), pattern: DATE_TIME_PATTERN, maxLength: 40 });
+
+export const NewApiKey = Type.Object(
+  {
+    plan: PlanSchema,
+    name: Type.Optional(Name),
+    perMinute: Type.Optional(Limit('minute')),
+    perDay: Type.Optional(Limit('day')),
+    expiresAt: Type.Optional(TimestampInput('When the key stops working; in the future. Omitted: never.')),
+    scopes: Type.Optional(ScopesSchema),
+  },
+  { additionalProperties: false, description: 'A key to create. Unknown fields are refused.' },
+);
+
+export const ApiKeyChange = Type.Object(
+  {
+    name: Type.Optional(Name),
+    plan: Type.Optional(PlanSchema),
+    perMinute: Type.Optional(Limit('minute')),
+    perDay: Type.Optional(Limit('day')),
+    scopes: Type.Optional(ScopesSchema),
+    expiresAt: Type.Optional(
+      Type.Union([TimestampInput('A new expiry, in the future.'), Type.Null()], {
+        description: 'null: never expires.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      'The fields to change; the others stay. A plan other than enterprise drops the key’s own limits; ' +
+      'enterprise needs both.',
+  },
+);
+
+export const Rotation = Type.Object(
+  {
+    gracePeriodSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 30 * 86_400,
+        default: 0,
+        description: 'How long the old key keeps working, up to 30 days; 0 (the default): it stops at once.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** An API key as the admin API shows it: never the key, never its digest. */
+export const ApiKey = Type.Object(
+  {
+    id: KeyId,
+    name: Type.String(),
+    plan: PlanSchema,
+    limits: OrNull(
+      Type.Object(
+        { perMinute: Type.Integer({ minimum: 1 }), perDay: Type.Integer({ minimum: 1 }) },
+        { additionalProperties: false },
+      ),
+    ),
+    scopes: ScopesSchema,
+    prefix: Type.String({ description: 'The first characters of the key, to tell keys apart.' }),
+    env: stringEnum(['production', 'staging'] as const),
+    state: stringEnum(['active', 'expired', 'revoked', 'banned'] as const, {
+      description: 'What a request with the key meets now.',
+    }),
+    createdAt: Timestamp('When the key was made.'),
+    expiresAt: OrNull(Timestamp('When the key stops working.')),
+    revokedAt: OrNull(Timestamp('When the key was revoked.')),
+    replacedBy: OrNull(KeyId),
+    bannedUntil: OrNull(Timestamp('When its ban ends.')),
+    lastUsedAt: OrNull(Timestamp('Its last request (to within a few seconds).')),
+  },
+  { additionalProperties: false, description: 'An API key.' },
+);
+
+export const ApiKeyCreated = Type.Object(
+  {
+    ...ApiKey.properties,
+    key: Type.String({ description: 'The key itself: shown this once, never stored.' }),
+  },
+  { additionalProperties: false, description: 'A new API key, with the key itself.' },
+);
+
+export const AuditEvent = Type.Object(
+  {
+    id: Type.Integer({
+      minimum: 1,
+      description: 'Increasing: events are listed in the order they happened.',
+    }),
+    at: Timestamp('When it happened.'),
+    actor: Type.String({ description: 'Who did it: an admin token id, or `cli` for the command line.' }),
+    action: Type.String({
+      description: 'What was done, such as `key.created` or `key.rotated`.',
+      examples: ['key.created'],
+    }),
+    target: Type.String({ description: 'The id of the key or admin token it was done to.' }),
+    details: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'What changed: plans, scopes, dates and ids; never a key or a token.',
+    }),
+  },
+  { additionalProperties: false, description: 'One change to a key or an admin token.' },
+);
+
+export const AuditQuery = Type.Object(
+  {
+    target: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'Only events of this id.' }),
+    ),
+    after: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Only events after this id.',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'At most this many, 1 to 1000.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const KeyParams = Type.Object({ id: KeyId }, { additionalProperties: false });
+
+export const ADMIN_SCHEMAS = {
+  NewApiKey,
+  ApiKeyChange,
+  Rotation,
+  ApiKey,
+  ApiKeyCreated,
+  AuditEvent,
+  Error: ErrorSchema,
+} satisfies Record<string, TSchema>;
+export type AdminSchemaName = keyof typeof ADMIN_SCHEMAS;
+
+export const ADMIN_PARAMETER_SCHEMAS = { KeyParams, AuditQuery, NoQuery } satisfies Record<string, TSchema>;
+export type AdminParameterName = keyof typeof ADMIN_PARAMETER_SCHEMAS;
+
+const BODY_ERRORS = [400, 413, 415] as const;
+
+export const ADMIN_OPERATIONS = [
+  {
+    operationId: 'createApiKey',
+    method: 'POST',
+    path: '/keys',
+    tag: 'Keys',
+    summary: 'Create an API key',
+    description:
+      'Makes a key and shows it once: only its digest is stored. Enterprise keys need `perMinute` and ' +
+      '`perDay`; other plans refuse them. Without `scopes` the key has every scope.',
+    requestBody: 'NewApiKey',
+    success: { status: 201, description: 'The key, with the key itself.', schema: 'ApiKeyCreated' },
+    errors: BODY_ERRORS,
+  },
+  {
+    operationId: 'listApiKeys',
+    method: 'GET',
+    path: '/keys',
+    tag: 'Keys',
+    summary: 'List API keys',
+    description: 'Every key, revoked and expired ones included, oldest first; never a key itself.',
+    success: { status: 200, description: 'Every key.', schema: 'ApiKey', array: true },
+    errors: [],
+  },
+  {
+    operationId: 'getApiKey',
+    method: 'GET',
+    path: '/keys/{id}',
+    tag: 'Keys',
+    summary: 'Show an API key',
+    description: 'One key, with its state, expiry, scopes, ban and last use.',
+    params: 'KeyParams',
+    success: { status: 200, description: 'The key.', schema: 'ApiKey' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'updateApiKey',
+    method: 'PATCH',
+    path: '/keys/{id}',
+    tag: 'Keys',
+    summary: 'Change an API key',
+    description:
+      'Changes the name, plan, limits, scopes or expiry of a key that is not revoked. Every instance applies ' +
+      'the change within 5 seconds.',
+    params: 'KeyParams',
+    requestBody: 'ApiKeyChange',
+    success: { status: 200, description: 'The key as it is now.', schema: 'ApiKey' },
+    errors: [...BODY_ERRORS, 404, 409],
+  },
+  {
+    operationId: 'rotateApiKey',
+    method: 'POST',
+    path: '/keys/{id}/rotate',
+    tag: 'Keys',
+    summary: 'Rotate an API key',
+    description:
+      'Makes a new key with the same plan, limits and scopes, and shows it once. The old key keeps working ' +
+      'for `gracePeriodSeconds`, then answers 401 `api_key_expired`. The two share one rate-limit budget and ' +
+      'one ban: rotating never resets a quota or lifts a ban. The body may be left out.',
+    params: 'KeyParams',
+    requestBody: 'Rotation',
+    optionalBody: true,
+    success: { status: 201, description: 'The new key, with the key itself.', schema: 'ApiKeyCreated' },
+    errors: [...BODY_ERRORS, 404, 409],
+  },
+  {
+    operationId: 'revokeApiKey',
+    method: 'POST',
+    path: '/keys/{id}/revoke',
+    tag: 'Keys',
+    summary: 'Revoke an API key',
+    description:
+      'Every instance refuses the key within 5 seconds. Revoking a revoked key changes nothing and answers it.',
+    params: 'KeyParams',
+    success: { status: 200, description: 'The revoked key.', schema: 'ApiKey' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'unbanApiKey',
+    method: 'POST',
+    path: '/keys/{id}/unban',
+    tag: 'Keys',
+    summary: 'Lift the ban of an API key',
+    description: 'Every instance admits the key again within 5 seconds; its windows keep their counts.',
+    params: 'KeyParams',
+    success: { status: 200, description: 'The key.', schema: 'ApiKey' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'listAuditEvents',
+    method: 'GET',
+    path: '/audit',
+    tag: 'Audit',
+    summary: 'List audit events',
+    description:
+      'The append-only record of every change to keys and admin tokens, oldest first: who (an admin token ' +
+      'id, or `cli`), what and when, never a key or a token. Page with `after` (the last id seen).',
+    query: 'AuditQuery',
+    success: { status: 200, description: 'The events.', schema: 'AuditEvent', array: true },
+    errors: [400],
+  },
+] as const satisfies readonly Operation<AdminSchemaName, AdminParameterName>[];
+
+export type AdminOperationId = (typeof ADMIN_OPERATIONS)[number]['operationId'];
+
+export type NewApiKey = Static<typeof NewApiKey>;
+export type ApiKeyChange = Static<typeof ApiKeyChange>;
+export type Rotation = Static<typeof Rotation>;
+export type ApiKey = Static<typeof ApiKey>;
+export type AuditEvent = Static<typeof AuditEvent>;
+export type AuditQuery = Static<typeof AuditQuery>;

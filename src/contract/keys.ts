@@ -1,0 +1,114 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { stringEnum } from './enum.js';
+
+/** The plans of the spec's rate-limit table (section 8). */
+export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+/**
+ * What an API key may do (DESIGN.md section 10): reading and writing each resource. A key has every scope
+ * unless it was made with fewer; an operation names the one it needs.
+ */
+export const SCOPES = [
+  'categories:read',
+  'categories:write',
+  'pets:read',
+  'pets:write',
+  'orders:read',
+  'orders:write',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** An RFC 3339 date and time with its offset (`Date.parse` alone would take `2027-01-31` or `Jan 31`). */
+export const DATE_TIME_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$';
+
+const KEY_ID_PATTERN = '^key_[0-9A-Za-z]{12}$';
+
+export const KeyId = Type.String({
+  pattern: KEY_ID_PATTERN,
+  description: 'The public id of an API key, such as `key_3fK9x2LmQ8aZ`.',
+  examples: ['key_3fK9x2LmQ8aZ'],
+});
+
+const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
+const OrNull = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const PlanSchema = stringEnum(PLAN_NAMES, {
+  description: 'The plan, which sets the limits; enterprise keys carry their own.',
+});
+
+export const ScopesSchema = Type.Array(stringEnum(SCOPES), {
+  minItems: 1,
+  uniqueItems: true,
+  description: 'What the key may do. Every scope when the key was made without a list.',
+  examples: [['categories:read', 'pets:read']],
+});
+
+/** One window of the limits, as the rate-limit headers describe it. */
+const Window = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 0, description: 'Requests allowed in the window.' }),
+    remaining: Type.Integer({ minimum: 0, description: 'Requests left in the window; never below 0.' }),
+    reset: Type.Integer({ minimum: 0, description: 'When the window resets, in Unix seconds.' }),
+  },
+  { additionalProperties: false },
+);
+
+/** The answers of one UTC day, by outcome. */
+export const UsageDay = Type.Object(
+  {
+    day: Type.String({ format: 'date', description: 'The UTC day, as YYYY-MM-DD.' }),
+    success: Type.Integer({ minimum: 0, description: 'Answered 2xx (and 3xx, a 304 among them).' }),
+    clientErrors: Type.Integer({ minimum: 0, description: 'Answered 4xx other than 429.' }),
+    rateLimited: Type.Integer({ minimum: 0, description: 'Answered 429.' }),
+    serverErrors: Type.Integer({ minimum: 0, description: 'Answered 5xx.' }),
+  },
+  { additionalProperties: false },
+);
+
+/** `GET /v1/key`: the calling key, as it stands now. */
+export const KeyInfo = Type.Object(
+  {
+    id: KeyId,
+    name: Type.String({ description: 'The name the key was given.' }),
+    plan: PlanSchema,
+    scopes: ScopesSchema,
+    createdAt: Timestamp('When the key was made.'),
+    expiresAt: OrNull(Timestamp('When the key stops working (401 `api_key_expired`); null: never.')),
+    limits: Type.Object(
+      { minute: Window, day: Window },
+      {
+        additionalProperties: false,
+        description: 'Both windows, as of this request (which counts for nothing).',
+      },
+    ),
+    ban: Type.Object(
+      {
+        banned: Type.Boolean(),
+        until: OrNull(Timestamp('When the ban ends.')),
+      },
+      { additionalProperties: false },
+    ),
+    usage: Type.Array(UsageDay, { description: 'The last 7 UTC days, oldest first, today last.' }),
+    lastUsedAt: OrNull(Timestamp('The last request the key made (to within a few seconds).')),
+    deprecatedCalls: Type.Array(
+      Type.Object(
+        {
+          operationId: Type.String(),
+          method: Type.String(),
+          path: Type.String({ description: 'Below the `/v1` base address.' }),
+          calls: Type.Integer({ minimum: 1 }),
+          lastCalledAt: Timestamp('The last call.'),
+          sunsetAt: Type.String({ format: 'date', description: 'From this day the operation answers 410.' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The deprecated operations this key has called, with their sunset dates.' },
+    ),
+  },
+  { additionalProperties: false, description: 'The calling API key.' },
+);
+
+export type KeyInfo = Static<typeof KeyInfo>;
+export type UsageDay = Static<typeof UsageDay>;
