@@ -1,8 +1,23 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
+import { createAccountHandlers } from '../account/index.js';
+import { type AdminAuthenticator, createAdminHandlers, identifyAdmin, requireAdmin } from '../admin/index.js';
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
 import type { Clock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
-import { API_PREFIX, buildOpenApiDocument } from '../contract/index.js';
+import {
+  ADMIN_API,
+  ADMIN_PREFIX,
+  type AdminOperationId,
+  API_PREFIX,
+  buildAdminDocument,
+  buildOpenApiDocument,
+  V1_API,
+} from '../contract/index.js';
 import { registerDocs } from '../docs/index.js';
 import { type DomainReloader, registerDomains } from '../domains/index.js';
 import { type ReadinessCheck, registerHealth } from '../health/index.js';
@@ -11,7 +26,9 @@ import {
   handleClientError,
   handleFrameworkError,
   notFound,
+  type OperationHandler,
   type OperationHandlers,
+  type RouteConfig,
   recordServedRoutes,
   registerErrorHandling,
   registerJsonBodyParser,
@@ -26,13 +43,20 @@ import {
   registerIdempotencyKey,
   startPurging,
 } from '../idempotency/index.js';
-import { type Authenticator, identifyCaller, requireApiKey } from '../keys/index.js';
+import {
+  type Authenticator,
+  createKeyManager,
+  identifyCaller,
+  requireApiKey,
+  requireScope,
+} from '../keys/index.js';
 import type { Logger } from '../log/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { createOrderHandlers } from '../orders/index.js';
 import { createPetHandlers } from '../pets/index.js';
 import { type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
 import type { Storage } from '../storage/index.js';
+import { registerUsage, type UsageRecorder } from '../usage/index.js';
 import { registerDeprecation } from '../versioning/index.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
 
@@ -44,46 +68,106 @@ export interface AppDeps {
   storage: Storage;
   /** Started by the caller; stopped by the app when it closes. */
   authenticator: Authenticator;
+  /** Started by the caller; stopped by the app when it closes. */
+  adminAuthenticator: AdminAuthenticator;
   limiter: RateLimiter;
+  /** Started by the caller; flushed and stopped by the app when it closes. */
+  recorder: UsageRecorder;
   clock: Clock;
   metrics: Metrics;
   /** The custom domains in force, re-read from the config file; stops watching when the app closes. */
   domains: DomainReloader;
 }
 
-/** What the stages of `/v1` are built from: the app's dependencies and the operations' handlers. */
-type ApiDeps = AppDeps & { handlers: OperationHandlers };
+/** What the stages of an API are built from: the app's dependencies and the operations' handlers. */
+type StageDeps<H> = AppDeps & { handlers: H };
+
+/** One stage of an API: what it does, and the hooks (or routes) it registers on the API's scope. */
+interface Stage<H> {
+  does: string;
+  register(scope: FastifyInstance, deps: StageDeps<H>): void;
+}
+
+/** Whether the request's operation spends quota; reading one's own key does not. */
+const spendsQuota = (request: FastifyRequest) =>
+  (request.routeOptions.config as RouteConfig).countsAgainstQuota !== false;
 
 /**
  * The stages every request under `/v1` passes, in this order, each registering its hooks on the scope.
  * Every request is identified, counted and given its rate-limit headers before anything can answer it,
- * 401 and 404 included.
+ * 401, 403 and 404 included.
  */
-const API_STAGES: readonly { does: string; register(scope: FastifyInstance, deps: ApiDeps): void }[] = [
+const API_STAGES: readonly Stage<OperationHandlers>[] = [
   {
     does: 'identifies the caller by its API key, or marks why it has none',
-    register: (scope, { authenticator }) => identifyCaller(scope, authenticator),
+    register: (scope, { authenticator, clock }) => identifyCaller(scope, { authenticator, clock }),
+  },
+  {
+    does: "counts every answer against the key that asked, by outcome, once it is sent (the key's usage)",
+    register: (scope, { recorder, clock }) => registerUsage(scope, { recorder, clock }),
   },
   {
     does: 'counts the request, by key or by address for strangers, and puts the rate-limit headers on',
-    register: (scope, { limiter }) => registerRateLimit(scope, limiter),
+    register: (scope, { limiter }) =>
+      registerRateLimit(scope, (request) =>
+        request.apiKey === null
+          ? limiter.forAddress(request.ip)
+          : spendsQuota(request)
+            ? limiter.forKey(request.apiKey)
+            : limiter.peekKey(request.apiKey),
+      ),
   },
   { does: 'refuses a request without a valid key with 401', register: (scope) => requireApiKey(scope) },
+  {
+    does: "refuses a key without the operation's scope with 403",
+    register: (scope) => requireScope(scope),
+  },
   { does: 'reads the Idempotency-Key of a POST', register: (scope) => registerIdempotencyKey(scope) },
   {
     does: 'marks the deprecated operations, and retires them at their sunset',
-    register: (scope, { config, clock, metrics }) =>
-      registerDeprecation(scope, { deprecation: config.deprecation, clock, metrics }),
+    register: (scope, { config, clock, metrics, recorder }) =>
+      registerDeprecation(scope, {
+        deprecation: config.deprecation,
+        clock,
+        metrics,
+        onCall: (keyId, operationId, now) => recorder.recordDeprecatedCall(keyId, operationId, now),
+      }),
   },
   {
     does: 'serves the operations of the contract, and 405 for other methods',
-    register: (scope, { handlers }) => registerOperations(scope, handlers),
+    register: (scope, { handlers }) => registerOperations(scope, V1_API, handlers),
   },
   {
     // Unknown paths under /v1 pass the same stages, so no answer there reveals what exists to strangers.
     does: 'answers an unknown path with 404',
     register: (scope) => scope.setNotFoundHandler(notFound),
   },
+];
+
+/** The stages of every request under `/admin/v1`, in this order: the API's own, for admin tokens. */
+const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[] = [
+  {
+    does: 'identifies the admin token, or marks why there is none',
+    register: (scope, { adminAuthenticator }) => identifyAdmin(scope, adminAuthenticator),
+  },
+  {
+    does: 'counts the request, by token or by address for strangers, and puts the rate-limit headers on',
+    register: (scope, { limiter }) =>
+      registerRateLimit(scope, (request) =>
+        request.adminToken === null
+          ? limiter.forAddress(request.ip)
+          : limiter.forAdminToken(request.adminToken.id),
+      ),
+  },
+  {
+    does: 'refuses a request without a valid admin token with 401',
+    register: (scope) => requireAdmin(scope),
+  },
+  {
+    does: 'serves the operations of the admin API, and 405 for other methods',
+    register: (scope, { handlers }) => registerOperations(scope, ADMIN_API, handlers),
+  },
+  { does: 'answers an unknown path with 404', register: (scope) => scope.setNotFoundHandler(notFound) },
 ];
 
 /** A hop count trusts that many proxies in front of us; Fastify takes that as a function. */
@@ -121,7 +205,7 @@ function createFastify(config: Config, logger: Logger): FastifyInstance {
 
 /** The handler of every operation of the contract, over one create path. */
 function operationHandlers(deps: AppDeps, creates: IdempotentCreates) {
-  const { storage, clock } = deps;
+  const { storage, clock, recorder, config } = deps;
   const categories = createCategoryService({ categories: storage.categories });
   // Another instance's write makes our cached list stale: PostgreSQL tells us (LISTEN/NOTIFY).
   const watching = storage.watchCategories(() => categories.invalidate());
@@ -129,8 +213,24 @@ function operationHandlers(deps: AppDeps, creates: IdempotentCreates) {
     ...createCategoryHandlers({ categories, creates }),
     ...createPetHandlers({ pets: storage.pets, creates }),
     ...createOrderHandlers({ orders: storage.orders, clock, creates }),
+    ...createAccountHandlers({ usage: storage.usage, recorder, deprecation: config.deprecation, clock }),
   };
   return { handlers, watching };
+}
+
+/** Serves an API under its prefix, its stages registered in their order. */
+async function registerApi<H>(
+  app: FastifyInstance,
+  prefix: string,
+  stages: readonly Stage<H>[],
+  deps: StageDeps<H>,
+): Promise<void> {
+  await app.register(
+    async (scope) => {
+      for (const stage of stages) stage.register(scope, deps);
+    },
+    { prefix },
+  );
 }
 
 /** The backing services readiness checks: storage always; Redis only when limits fail closed without it. */
@@ -165,25 +265,41 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     stopPurging();
     authenticator.stop();
+    deps.adminAuthenticator.stop();
+    // Counted usage reaches storage before it closes.
+    await deps.recorder.stop();
     await limiter.close();
     await storage.close();
   });
 
   const { handlers, watching } = operationHandlers(deps, createIdempotentCreates({ storage, clock }));
   await watching;
-  await app.register(
-    async (v1) => {
-      for (const stage of API_STAGES) stage.register(v1, { ...deps, handlers });
-    },
-    { prefix: API_PREFIX },
-  );
+  await registerApi(app, API_PREFIX, API_STAGES, { ...deps, handlers });
+  const keys = createKeyManager({ apiKeys: storage.apiKeys, env: config.env, clock });
+  const adminHandlers = createAdminHandlers({ keys, audit: storage.audit, clock });
+  await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers });
 
-  const document = buildOpenApiDocument({
-    servers: config.publicUrls,
-    rateLimit: config.rateLimit,
-    deprecation: config.deprecation,
-  });
-  registerDocs(app, { title: 'Pet Store API reference', document: Buffer.from(JSON.stringify(document)) });
+  const json = (document: unknown) => Buffer.from(JSON.stringify(document));
+  registerDocs(app, [
+    {
+      title: 'Pet Store API reference',
+      page: '/docs',
+      spec: '/openapi.json',
+      document: json(
+        buildOpenApiDocument({
+          servers: config.publicUrls,
+          rateLimit: config.rateLimit,
+          deprecation: config.deprecation,
+        }),
+      ),
+    },
+    {
+      title: 'Pet Store admin API reference',
+      page: '/docs/admin',
+      spec: '/admin/openapi.json',
+      document: json(buildAdminDocument({ rateLimit: config.rateLimit.admin })),
+    },
+  ]);
   registerHealth(app, { checks: readinessChecks(deps), metrics });
   return app;
 }

@@ -1,3 +1,4 @@
+import { createAdminAuthenticator } from '../admin/index.js';
 import { type Clock, systemClock } from '../clock/index.js';
 import { type Config, ConfigError, readConfigFile } from '../config/index.js';
 import { createDomainReloader, type DomainsConfig, parseDomains } from '../domains/index.js';
@@ -6,6 +7,7 @@ import type { Logger } from '../log/index.js';
 import { createMetrics } from '../metrics/index.js';
 import { createRateLimiter, createRateLimitStore, type RateLimitStore } from '../ratelimit/index.js';
 import { createStorage } from '../storage/index.js';
+import { createUsageRecorder } from '../usage/index.js';
 import type { AppDeps } from './app.js';
 
 /** What tests may replace; production uses the defaults. */
@@ -50,27 +52,46 @@ export async function composeApp(
       policy: config.rateLimit,
       clock,
       logger,
-      // Kept beside the key for `keys list`; a ban that could not be recorded still holds in the store.
-      onBan: (keyId, until) => {
+      // Kept beside the keys for operators; a ban that could not be recorded still holds in the store.
+      onBan: (key, until) => {
         storage.apiKeys
-          .recordBan(keyId, new Date(until).toISOString())
-          .catch((error: unknown) => logger.warn({ err: error, keyId }, 'could not record a ban'));
+          .recordBan(key.budgetId, new Date(until).toISOString())
+          .catch((error: unknown) => logger.warn({ err: error, keyId: key.id }, 'could not record a ban'));
       },
     });
     const authenticator = createAuthenticator({
       apiKeys: storage.apiKeys,
       env: config.env,
       logger,
-      onUnban: (keyId) => limiter.unban(keyId),
+      onUnban: (key) => limiter.unban(key),
     });
     await authenticator.start();
+    const adminAuthenticator = createAdminAuthenticator({
+      adminTokens: storage.adminTokens,
+      version: () => storage.apiKeys.version(),
+      logger,
+    });
+    await adminAuthenticator.start();
+    const recorder = createUsageRecorder({ usage: storage.usage, clock, logger });
+    recorder.start();
     const domains = createDomainReloader({
       file: config.configFile,
       initial: initialDomains.value,
       read: readDomains,
       logger,
     });
-    return { config, logger, storage, authenticator, limiter, clock, metrics, domains };
+    return {
+      config,
+      logger,
+      storage,
+      authenticator,
+      adminAuthenticator,
+      limiter,
+      recorder,
+      clock,
+      metrics,
+      domains,
+    };
   } catch (error) {
     await store.close();
     await storage.close();

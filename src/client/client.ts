@@ -1,5 +1,6 @@
 import type {
   Category,
+  KeyInfo,
   NewCategory,
   NewOrder,
   NewPet,
@@ -86,6 +87,12 @@ export interface PetstoreClient {
    * @example const order = await client.placeOrder({ petId: 42, quantity: 1 });
    */
   placeOrder(order: NewOrder, options?: PostOptions): Promise<Order>;
+  /**
+   * Shows the calling API key: plan, scopes, expiry, both rate-limit windows, ban, the last 7 days of use
+   * and the deprecated operations it calls (beta). It spends no quota.
+   * @example const { limits } = await client.getKey(); console.log(limits.day.remaining);
+   */
+  getKey(options?: RequestOptions): Promise<KeyInfo>;
 }
 
 /** The method and path the contract gives an operation, as literal types. */
@@ -106,6 +113,7 @@ const ROUTES = {
   getPetById: { method: 'GET', path: '/pets/{petId}' },
   listOrders: { method: 'GET', path: '/store/orders' },
   placeOrder: { method: 'POST', path: '/store/orders' },
+  getKey: { method: 'GET', path: '/key' },
 } as const satisfies { [Id in OperationId]: ContractRoute<Id> };
 
 /** The major version segment every operation lives under (spec section 9). */
@@ -164,7 +172,8 @@ function settingsFrom(options: ClientOptions): TransportSettings {
  */
 export function createClient(options: ClientOptions): PetstoreClient {
   const settings = settingsFrom(options);
-  const { listCategories, createCategory, listPets, createPet, getPetById, listOrders, placeOrder } = ROUTES;
+  const { listCategories, createCategory, listPets, createPet, getPetById, listOrders, placeOrder, getKey } =
+    ROUTES;
   // The `satisfies` checks both ways: every operation of the contract has a declared method and an
   // implementation, and nothing else is added.
   const client = {
@@ -183,6 +192,7 @@ export function createClient(options: ClientOptions): PetstoreClient {
     listOrders: (query, requestOptions) =>
       send(settings, { ...listOrders, query: query ?? {}, options: requestOptions }),
     placeOrder: (order, postOptions) => send(settings, { ...placeOrder, body: order, options: postOptions }),
+    getKey: (requestOptions) => send(settings, { ...getKey, options: requestOptions }),
   } satisfies { [Id in OperationId]: PetstoreClient[Id] };
   return client;
 }

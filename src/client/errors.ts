@@ -42,9 +42,14 @@ export class ValidationError extends PetstoreError {
   override readonly name: string = 'ValidationError';
 }
 
-/** 401: the API key is missing, unknown, revoked or of the other environment. */
+/** 401: the API key is missing, unknown, revoked, of the other environment, or expired (`api_key_expired`). */
 export class AuthenticationError extends PetstoreError {
   override readonly name: string = 'AuthenticationError';
+}
+
+/** 403: the API key lacks the scope the operation needs (`insufficient_scope`). */
+export class PermissionDeniedError extends PetstoreError {
+  override readonly name: string = 'PermissionDeniedError';
 }
 
 /** 404: the resource does not exist. */
@@ -139,6 +144,7 @@ export function errorFromResponse(
   const message = body?.message ?? `Unexpected answer: HTTP ${status} without an Error body`;
   if (status === 400) return new ValidationError(message, options);
   if (status === 401) return new AuthenticationError(message, options);
+  if (status === 403) return new PermissionDeniedError(message, options);
   if (status === 404) return new NotFoundError(message, options);
   if (status === 409 || status === 422) return new ConflictError(message, options);
   if (status === 410) return new GoneError(message, options);

@@ -1,5 +1,6 @@
 export type {
   Category,
+  KeyInfo,
   NewCategory,
   NewOrder,
   NewPet,
@@ -21,6 +22,7 @@ export {
   GoneError,
   isPetstoreError,
   NotFoundError,
+  PermissionDeniedError,
   PetstoreError,
   type PetstoreErrorCode,
   type PetstoreErrorOptions,

@@ -8,6 +8,8 @@ export const DEFAULT_RATE_LIMIT_POLICY: RateLimitPolicy = {
     business: { perMinute: 1_000, perDay: 100_000 },
   },
   anonymous: { perMinute: 60, perDay: 1_000 },
+  // Each admin token: enough for a dashboard and a signup flow, not for a runaway script.
+  admin: { perMinute: 600, perDay: 50_000 },
   ban: { after: 60, durationMs: 15 * 60_000 },
 };
 

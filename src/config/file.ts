@@ -47,6 +47,7 @@ const FileSchema = Type.Object(
       ),
     ),
     anonymous: Type.Optional(LimitsSchema),
+    admin: Type.Optional(LimitsSchema),
     deprecation: Type.Optional(
       Type.Object(
         {
@@ -102,6 +103,7 @@ function limitProblems(file: string, config: ConfigFile): string[] {
     ['plans.pro', config.plans?.pro],
     ['plans.business', config.plans?.business],
     ['anonymous', config.anonymous],
+    ['admin', config.admin],
   ];
   return entries
     .filter(([, limits]) => limits !== undefined && limits.perDay < limits.perMinute)
@@ -120,6 +122,7 @@ export function rateLimitPolicy(file: ConfigFile): RateLimitPolicy {
       business: file.plans?.business ?? DEFAULT_RATE_LIMIT_POLICY.plans.business,
     },
     anonymous: file.anonymous ?? DEFAULT_RATE_LIMIT_POLICY.anonymous,
+    admin: file.admin ?? DEFAULT_RATE_LIMIT_POLICY.admin,
     ban: {
       after: file.ban?.after ?? DEFAULT_RATE_LIMIT_POLICY.ban.after,
       durationMs: (file.ban?.durationSeconds ?? DEFAULT_RATE_LIMIT_POLICY.ban.durationMs / 1000) * 1000,

@@ -1,1 +1,1 @@
-export { registerDocs } from './routes.js';
+export { type Reference, registerDocs } from './routes.js';

@@ -3,48 +3,50 @@ import { JSON_CONTENT_TYPE } from '../http/index.js';
 import { loadRedocBundle, staticAsset } from './assets.js';
 import { DOCS_CSP, docsPage, INIT_SCRIPT } from './page.js';
 
-/** What the reference serves. */
-export interface DocsOptions {
+/** One reference: a page that renders an OpenAPI document, and the document itself. */
+export interface Reference {
   /** The page's title. */
   title: string;
-  /** The OpenAPI document, served as it is at `/openapi.json` and rendered by the page. */
+  /** Where the page is, such as `/docs`. */
+  page: string;
+  /** Where the document is served, such as `/openapi.json`. */
+  spec: string;
+  /** The OpenAPI document, served as it is and rendered by the page. */
   document: Buffer;
 }
-
-/** Where the document is served. */
-const SPEC_URL = '/openapi.json';
 
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
 // The page links each script with a digest of its bytes in the URL, so a cached copy can never be stale.
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /**
- * Serves the published reference, no API key needed: the OpenAPI document at `GET /openapi.json`, and the
- * HTML reference at `GET /docs`, where Redoc, from the installed package, renders it. The page and its
- * scripts come from this server only (`/docs/redoc.standalone.js`, `/docs/init.js`), under a strict
- * Content-Security-Policy.
+ * Serves the published references, no credential needed: each OpenAPI document (`GET /openapi.json` for the
+ * API, `GET /admin/openapi.json` for the admin API) and its HTML page (`/docs`, `/docs/admin`), where Redoc,
+ * from the installed package, renders it. The pages and their scripts come from this server only
+ * (`/docs/redoc.standalone.js`, `/docs/init.js`), under a strict Content-Security-Policy.
  */
-export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
-  const { document } = options;
-  app.get(SPEC_URL, async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(document));
+export function registerDocs(app: FastifyInstance, references: readonly Reference[]): void {
   const redoc = loadRedocBundle();
   const init = staticAsset(INIT_SCRIPT);
-  const page = docsPage(options.title, {
-    spec: SPEC_URL,
-    redoc: `/docs/redoc.standalone.js?v=${redoc.digest}`,
-    init: `/docs/init.js?v=${init.digest}`,
-  });
-
-  app.get('/docs', async (_request, reply) =>
-    reply
-      .headers({
-        'content-security-policy': DOCS_CSP,
-        'referrer-policy': 'no-referrer',
-        'cache-control': 'no-cache',
-      })
-      .type('text/html; charset=utf-8')
-      .send(page),
-  );
+  for (const reference of references) {
+    const { document } = reference;
+    app.get(reference.spec, async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(document));
+    const page = docsPage(reference.title, {
+      spec: reference.spec,
+      redoc: `/docs/redoc.standalone.js?v=${redoc.digest}`,
+      init: `/docs/init.js?v=${init.digest}`,
+    });
+    app.get(reference.page, async (_request, reply) =>
+      reply
+        .headers({
+          'content-security-policy': DOCS_CSP,
+          'referrer-policy': 'no-referrer',
+          'cache-control': 'no-cache',
+        })
+        .type('text/html; charset=utf-8')
+        .send(page),
+    );
+  }
   for (const [path, asset] of [
     ['/docs/redoc.standalone.js', redoc],
     ['/docs/init.js', init],

@@ -5,7 +5,12 @@ import { hostOf } from './hosts.js';
 
 /** The published reference: the paths a custom domain exists for. */
 function isReferencePath(path: string): boolean {
-  return path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
+  return (
+    path === '/openapi.json' ||
+    path === '/admin/openapi.json' ||
+    path === '/docs' ||
+    path.startsWith('/docs/')
+  );
 }
 
 /**

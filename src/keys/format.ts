@@ -17,6 +17,13 @@ export const KEY_PATTERN = /^ps_(live|test)_[0-9A-Za-z]{32}$/;
 /** The published pattern, for leak scanners (same as `KEY_PATTERN`, without anchors). */
 export const KEY_PATTERN_SOURCE = 'ps_(live|test)_[0-9A-Za-z]{32}';
 
+/**
+ * Admin tokens (`petstore admin-tokens create`) have the same shape under their own prefix, `ps_admin_`,
+ * so that neither can be mistaken for the other and leak scanners can tell them apart.
+ */
+export const ADMIN_TOKEN_PATTERN = /^ps_admin_[0-9A-Za-z]{32}$/;
+const ADMIN_PREFIX = 'ps_admin_';
+
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_CHARS = 26;
 const CHECKSUM_CHARS = 6; // 62^6 > 2^32
@@ -57,6 +64,29 @@ function checksum(body: string): string {
 export function generateKey(env: Environment): string {
   const body = `ps_${ENV_TAG[env]}_${randomBase62(RANDOM_CHARS)}`;
   return body + checksum(body);
+}
+
+/** Makes a new admin token. The caller shows it once and stores only its digest (`keyDigest`). */
+export function generateAdminToken(): string {
+  const body = `${ADMIN_PREFIX}${randomBase62(RANDOM_CHARS)}`;
+  return body + checksum(body);
+}
+
+/** Whether a string is a well-formed admin token with a correct checksum. No I/O. */
+export function isAdminToken(token: string): boolean {
+  if (
+    token.length !== ADMIN_PREFIX.length + RANDOM_CHARS + CHECKSUM_CHARS ||
+    !ADMIN_TOKEN_PATTERN.test(token)
+  ) {
+    return false;
+  }
+  const split = token.length - CHECKSUM_CHARS;
+  return checksum(token.slice(0, split)) === token.slice(split);
+}
+
+/** The part of an admin token that may be shown after creation: its prefix and 4 random characters. */
+export function adminTokenPrefix(token: string): string {
+  return token.slice(0, ADMIN_PREFIX.length + 4);
 }
 
 /** The environment a well-formed key with a correct checksum belongs to, or undefined. No I/O. */

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import { sendError } from '../http/index.js';
-
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { Clock } from '../clock/index.js';
+import type { Scope } from '../contract/index.js';
+import { hookList, type RouteConfig, sendError } from '../http/index.js';
 import type { Authenticator } from './authenticator.js';
 import type { ApiKeyRecord } from './record.js';
 
@@ -8,14 +9,20 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated API key, or null when the request has none that is valid. */
     apiKey: ApiKeyRecord | null;
-    /** Why a request has no valid key: none was sent, or the one sent was refused. */
-    credentialProblem: 'missing' | 'invalid' | null;
+    /** Why a request has no valid key: none was sent, the one sent was refused, or it expired. */
+    credentialProblem: 'missing' | 'invalid' | 'expired' | null;
+    /** The key that was sent when it is one of ours but expired: its usage still counts. */
+    expiredKey: ApiKeyRecord | null;
   }
 }
 
 /** RFC 6750 section 3: a challenge on every 401; `invalid_token` when a token was sent but refused. */
 const MISSING_CHALLENGE = { 'www-authenticate': 'Bearer realm="petstore"' } as const;
 const INVALID_CHALLENGE = { 'www-authenticate': 'Bearer realm="petstore", error="invalid_token"' } as const;
+const EXPIRED_CHALLENGE = {
+  'www-authenticate':
+    'Bearer realm="petstore", error="invalid_token", error_description="The API key expired"',
+} as const;
 
 /**
  * The bearer token of a request, or undefined when none was sent (no header, another scheme, empty). RFC
@@ -45,17 +52,29 @@ const BEARER = 'bearer';
  * It answers nothing itself, so that the rate limiter can count the request (by key, or by address for
  * strangers) before `requireApiKey` refuses it. Keys in the query string are ignored.
  */
-export function identifyCaller(app: FastifyInstance, authenticator: Authenticator): void {
+export function identifyCaller(
+  app: FastifyInstance,
+  deps: { authenticator: Authenticator; clock: Clock },
+): void {
+  const { authenticator, clock } = deps;
   app.decorateRequest('apiKey', null);
   app.decorateRequest('credentialProblem', null);
+  app.decorateRequest('expiredKey', null);
   app.addHook('onRequest', (request, _reply, done) => {
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) {
       request.credentialProblem = 'missing';
     } else {
-      const result = authenticator.authenticate(token);
-      if (result.ok) request.apiKey = result.key;
-      else request.credentialProblem = 'invalid';
+      const result = authenticator.authenticate(token, clock.now());
+      if (result.ok) {
+        request.apiKey = result.key;
+      } else if (result.reason === 'expired') {
+        // Not valid, so counted by address like a stranger; but its use is the key's own.
+        request.credentialProblem = 'expired';
+        request.expiredKey = result.key;
+      } else {
+        request.credentialProblem = 'invalid';
+      }
     }
     done();
   });
@@ -64,6 +83,7 @@ export function identifyCaller(app: FastifyInstance, authenticator: Authenticato
 /**
  * Refuses every request of the scope that has no valid key with 401. A refused key gets one code whatever
  * the reason (unknown, revoked, malformed, other environment): the answer is no oracle for which part failed.
+ * An expired key is told so, as only the holder of a real key of ours can learn it.
  */
 export function requireApiKey(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
@@ -71,9 +91,37 @@ export function requireApiKey(app: FastifyInstance): void {
       done();
     } else if (request.credentialProblem === 'invalid') {
       sendError(request, reply, 'invalid_api_key', 'The API key is not valid', INVALID_CHALLENGE);
+    } else if (request.credentialProblem === 'expired') {
+      const at = request.expiredKey?.expiresAt ?? '';
+      const message = `The API key expired at ${at}; use its successor or ask for a new key`;
+      sendError(request, reply, 'api_key_expired', message, EXPIRED_CHALLENGE);
     } else {
       const message = 'An API key is required: send Authorization: Bearer <API_KEY>';
       sendError(request, reply, 'missing_api_key', message, MISSING_CHALLENGE);
     }
+  });
+}
+
+/** The 403 of RFC 6750 section 3.1: the challenge names the scope the operation needs. */
+function scopeChallenge(scope: Scope): Readonly<Record<string, string>> {
+  return { 'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"` };
+}
+
+/**
+ * Refuses a key without the scope its operation needs with 403 `insufficient_scope`. Wired onto each route
+ * that names a scope as it is registered, after the scope's own hooks (so after `requireApiKey`): a route
+ * without one pays nothing. Register in the scope before the operations.
+ */
+export function requireScope(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const scope = (route.config as RouteConfig | undefined)?.scope;
+    if (scope === undefined) return;
+    const challenge = scopeChallenge(scope);
+    const message = `This operation needs the scope ${scope}, which the API key lacks`;
+    const check: onRequestHookHandler = (request, reply, done) => {
+      if (request.apiKey?.scopes.includes(scope) === true) done();
+      else sendError(request, reply, 'insufficient_scope', message, challenge);
+    };
+    route.onRequest = [...hookList(route.onRequest), check];
   });
 }

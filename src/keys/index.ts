@@ -1,5 +1,32 @@
 export { type Authenticator, createAuthenticator } from './authenticator.js';
-export { generateKey, KEY_PATTERN, KEY_PATTERN_SOURCE, keyEnvironment } from './format.js';
-export { bearerToken, identifyCaller, requireApiKey } from './hook.js';
-export { type CreateKeyInput, createKeyManager, KeyInputError } from './manager.js';
-export { type ApiKeyRecord, type ApiKeyRepository, type Environment, PLANS, type Plan } from './record.js';
+export {
+  ADMIN_TOKEN_PATTERN,
+  adminTokenPrefix,
+  generateAdminToken,
+  generateKey,
+  isAdminToken,
+  KEY_PATTERN,
+  KEY_PATTERN_SOURCE,
+  keyDigest,
+  keyEnvironment,
+  randomBase62,
+} from './format.js';
+export { bearerToken, identifyCaller, requireApiKey, requireScope } from './hook.js';
+export {
+  type CreateKeyInput,
+  createKeyManager,
+  type IssuedKey,
+  KeyInputError,
+  type KeyManager,
+  KeyRevokedError,
+  MAX_GRACE_MS,
+} from './manager.js';
+export {
+  type ApiKeyChange,
+  type ApiKeyRecord,
+  type ApiKeyRepository,
+  type Environment,
+  PLANS,
+  type Plan,
+} from './record.js';
+export { keyState, keyView } from './view.js';

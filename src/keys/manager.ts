@@ -1,15 +1,31 @@
+import { type Actor, type AuditAction, type AuditEntry, CLI_ACTOR } from '../audit/index.js';
 import { type Clock, systemClock } from '../clock/index.js';
+import { DATE_TIME_PATTERN, SCOPES, type Scope } from '../contract/index.js';
 import { displayPrefix, generateKey, keyDigest, randomBase62 } from './format.js';
-import { type ApiKeyRecord, type ApiKeyRepository, type Environment, PLANS, type Plan } from './record.js';
+import {
+  type ApiKeyChange,
+  type ApiKeyRecord,
+  type ApiKeyRepository,
+  type Environment,
+  PLANS,
+  type Plan,
+} from './record.js';
 
 /** The longest key name, in characters. */
 export const KEY_NAME_MAX = 100;
+
+/** The longest grace period of a rotation: 30 days. */
+export const MAX_GRACE_MS = 30 * 86_400_000;
 
 export interface CreateKeyInput {
   plan: Plan;
   name?: string;
   /** Required for enterprise keys, refused for every other plan. */
   limits?: { perMinute: number; perDay: number };
+  /** When the key stops working; in the future. None: never. */
+  expiresAt?: string | null;
+  /** What the key may do; every scope when left out. */
+  scopes?: readonly Scope[];
 }
 
 /** A key refused for a reason the operator can fix; its message says which. */
@@ -17,16 +33,45 @@ export class KeyInputError extends Error {
   override name = 'KeyInputError';
 }
 
+/** A change or rotation of a revoked key: it stays as it is. */
+export class KeyRevokedError extends Error {
+  override name = 'KeyRevokedError';
+  constructor(readonly id: string) {
+    super(`${id} is revoked: it can no longer be changed or rotated`);
+  }
+}
+
+/** A key made now, with the key itself, which is shown once and never stored. */
+export interface IssuedKey {
+  record: ApiKeyRecord;
+  key: string;
+}
+
+/**
+ * The operator's side of API keys, one service for the CLI, the admin API and the first start: every
+ * change is checked here and recorded in the audit log with its actor.
+ */
 export interface KeyManager {
-  /** Creates a key and returns its record and the key itself, which is shown once and never stored. */
-  create(input: CreateKeyInput): Promise<{ record: ApiKeyRecord; key: string }>;
+  create(input: CreateKeyInput, actor?: Actor): Promise<IssuedKey>;
   /** Creates a key only if the storage holds none at all (the first start of a fresh database). */
-  createFirst(input: CreateKeyInput): Promise<{ record: ApiKeyRecord; key: string } | undefined>;
+  createFirst(input: CreateKeyInput, actor?: Actor): Promise<IssuedKey | undefined>;
   list(): Promise<ApiKeyRecord[]>;
-  /** Revokes a key; false if no key has that id. */
-  revoke(id: string): Promise<boolean>;
-  /** Lifts a key's ban on every server within seconds; false if no key has that id. */
-  unban(id: string): Promise<boolean>;
+  get(id: string): Promise<ApiKeyRecord | undefined>;
+  /** Changes a key; undefined if no key has that id. @throws KeyRevokedError, KeyInputError */
+  update(id: string, change: ApiKeyChange, actor?: Actor): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Issues a successor with the same plan, limits, scopes and budget; the old key works for `graceMs` more.
+   * Undefined if no key has that id. @throws KeyRevokedError, KeyInputError
+   */
+  rotate(
+    id: string,
+    graceMs: number,
+    actor?: Actor,
+  ): Promise<(IssuedKey & { previous: ApiKeyRecord }) | undefined>;
+  /** Revokes a key (the first revocation stands); undefined if no key has that id. */
+  revoke(id: string, actor?: Actor): Promise<ApiKeyRecord | undefined>;
+  /** Lifts the ban of a key's budget on every server within seconds; undefined if no key has that id. */
+  unban(id: string, actor?: Actor): Promise<ApiKeyRecord | undefined>;
 }
 
 /** A public key id such as `key_3fK9x2LmQ8aZ`: random, so ids say nothing about how many keys exist. */
@@ -55,10 +100,11 @@ function checkName(name: string): string {
 }
 
 /** The limits of a key of `plan`: its own for enterprise (a day holds at least a minute), none otherwise. */
-function checkLimits(plan: Plan, limits: CreateKeyInput['limits']): ApiKeyRecord['limits'] {
+function checkLimits(plan: Plan, limits: ApiKeyRecord['limits'] | undefined): ApiKeyRecord['limits'] {
   if (plan === 'enterprise') {
-    if (limits === undefined)
+    if (limits === undefined || limits === null) {
       throw new KeyInputError('enterprise keys need both a per-minute and a per-day limit');
+    }
     if (limits.perDay < limits.perMinute) {
       throw new KeyInputError(
         `the per-day limit (${limits.perDay}) must be at least the per-minute limit (${limits.perMinute})`,
@@ -66,13 +112,39 @@ function checkLimits(plan: Plan, limits: CreateKeyInput['limits']): ApiKeyRecord
     }
     return limits;
   }
-  if (limits !== undefined) {
+  if (limits !== undefined && limits !== null) {
     throw new KeyInputError(`custom limits are for enterprise keys only; ${plan} keys use the plan's limits`);
   }
   return null;
 }
 
-/** The operator's side of API keys: create, list, revoke, unban (the CLI, and the first start). */
+/** A key's scopes in the contract's order, each once; every scope when none are given. */
+function checkScopes(scopes: readonly Scope[] | undefined): readonly Scope[] {
+  if (scopes === undefined) return SCOPES;
+  const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
+  if (unknown.length > 0)
+    throw new KeyInputError(`unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')}`);
+  if (scopes.length === 0) throw new KeyInputError('a key needs at least one scope');
+  return SCOPES.filter((scope) => scopes.includes(scope));
+}
+
+const DATE_TIME = new RegExp(DATE_TIME_PATTERN);
+
+/** An expiry in the future, as an ISO 8601 UTC time; null for none. */
+function checkExpiry(expiresAt: string | null | undefined, now: number): string | null {
+  if (expiresAt === undefined || expiresAt === null) return null;
+  const at = DATE_TIME.test(expiresAt) ? Date.parse(expiresAt) : Number.NaN;
+  if (Number.isNaN(at))
+    throw new KeyInputError(
+      `the expiry must be a date and time, such as 2027-01-31T00:00:00Z (got ${expiresAt})`,
+    );
+  if (at <= now)
+    throw new KeyInputError(
+      `expiresAt (the expiry) must be in the future (got ${new Date(at).toISOString()})`,
+    );
+  return new Date(at).toISOString();
+}
+
 export function createKeyManager(deps: {
   apiKeys: ApiKeyRepository;
   env: Environment;
@@ -81,41 +153,140 @@ export function createKeyManager(deps: {
   const { apiKeys, env } = deps;
   const clock = deps.clock ?? systemClock;
   const now = () => new Date(clock.now()).toISOString();
+  const entry = (
+    actor: Actor,
+    action: AuditAction,
+    target: string,
+    details: Record<string, unknown>,
+  ): AuditEntry => ({
+    at: now(),
+    actor,
+    action,
+    target,
+    details,
+  });
 
   /** A new key and its record, checked; nothing stored yet. */
-  function mint(input: CreateKeyInput): { record: ApiKeyRecord; key: string } {
+  function mint(input: CreateKeyInput, inherit?: ApiKeyRecord): IssuedKey {
     if (!PLANS.includes(input.plan)) throw new KeyInputError(`plan must be one of ${PLANS.join(', ')}`);
-    const limits = checkLimits(input.plan, input.limits);
-    const name = checkName(input.name ?? 'unnamed');
     const key = generateKey(env);
+    const id = newKeyId();
     const record: ApiKeyRecord = {
-      id: newKeyId(),
-      name,
+      id,
+      name: checkName(input.name ?? 'unnamed'),
       plan: input.plan,
-      limits,
+      limits: checkLimits(input.plan, input.limits),
+      scopes: checkScopes(input.scopes),
       env,
       prefix: displayPrefix(key),
       digest: keyDigest(key),
       createdAt: now(),
+      expiresAt: checkExpiry(input.expiresAt, clock.now()),
       revokedAt: null,
+      replacedBy: null,
+      budgetId: inherit?.budgetId ?? id,
       unbannedAt: null,
       bannedUntil: null,
+      lastUsedAt: null,
     };
     return { record, key };
   }
 
+  /** What the audit record says of a key: its settings, never its key or digest. */
+  const settings = (record: ApiKeyRecord) => ({
+    name: record.name,
+    plan: record.plan,
+    limits: record.limits,
+    scopes: record.scopes,
+    expiresAt: record.expiresAt,
+  });
+
   return {
-    async create(input) {
-      const created = mint(input);
-      await apiKeys.insert(created.record);
-      return created;
+    async create(input, actor = CLI_ACTOR) {
+      const issued = mint(input);
+      await apiKeys.insert(
+        issued.record,
+        entry(actor, 'key.created', issued.record.id, settings(issued.record)),
+      );
+      return issued;
     },
-    async createFirst(input) {
-      const created = mint(input);
-      return (await apiKeys.insertFirst(created.record)) ? created : undefined;
+    async createFirst(input, actor = CLI_ACTOR) {
+      const issued = mint(input);
+      const audit = entry(actor, 'key.created', issued.record.id, {
+        ...settings(issued.record),
+        first: true,
+      });
+      return (await apiKeys.insertFirst(issued.record, audit)) ? issued : undefined;
     },
     list: () => apiKeys.list(),
-    revoke: (id) => apiKeys.revoke(id, now()),
-    unban: (id) => apiKeys.unban(id, now()),
+    get: (id) => apiKeys.get(id),
+    async update(id, change, actor = CLI_ACTOR) {
+      const current = await apiKeys.get(id);
+      if (current === undefined) return undefined;
+      if (current.revokedAt !== null) throw new KeyRevokedError(id);
+      const plan = change.plan ?? current.plan;
+      if (!PLANS.includes(plan)) throw new KeyInputError(`plan must be one of ${PLANS.join(', ')}`);
+      // A plan other than enterprise drops the key's own limits; enterprise keeps them unless given anew.
+      const limits =
+        change.limits !== undefined ? change.limits : plan === 'enterprise' ? current.limits : null;
+      const checked: ApiKeyChange = {
+        ...(change.name !== undefined ? { name: checkName(change.name) } : {}),
+        plan,
+        limits: checkLimits(plan, limits),
+        ...(change.scopes !== undefined ? { scopes: checkScopes(change.scopes) } : {}),
+        ...(change.expiresAt !== undefined ? { expiresAt: checkExpiry(change.expiresAt, clock.now()) } : {}),
+      };
+      const changed = Object.fromEntries(
+        Object.entries(checked).filter(
+          ([field, value]) => JSON.stringify(value) !== JSON.stringify(current[field as keyof ApiKeyRecord]),
+        ),
+      );
+      const updated = await apiKeys.update(id, checked, entry(actor, 'key.updated', id, changed));
+      if (updated === undefined) throw new KeyRevokedError(id);
+      return updated;
+    },
+    async rotate(id, graceMs, actor = CLI_ACTOR) {
+      if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > MAX_GRACE_MS) {
+        throw new KeyInputError('the grace period must be 0 to 30 days');
+      }
+      const previous = await apiKeys.get(id);
+      if (previous === undefined) return undefined;
+      if (previous.revokedAt !== null) throw new KeyRevokedError(id);
+      const at = clock.now();
+      // The successor keeps the old key's expiry when that is still ahead.
+      const expiresAt =
+        previous.expiresAt !== null && Date.parse(previous.expiresAt) > at ? previous.expiresAt : null;
+      const issued = mint(
+        {
+          plan: previous.plan,
+          name: previous.name,
+          ...(previous.limits !== null ? { limits: previous.limits } : {}),
+          scopes: previous.scopes,
+          expiresAt,
+        },
+        previous,
+      );
+      // The old key ends at the end of the grace period, or at its own expiry if that comes first.
+      const graceEnd = at + graceMs;
+      const oldEnd =
+        previous.expiresAt !== null && Date.parse(previous.expiresAt) < graceEnd
+          ? previous.expiresAt
+          : new Date(graceEnd).toISOString();
+      const audit = entry(actor, 'key.rotated', id, {
+        successor: issued.record.id,
+        gracePeriodSeconds: graceMs / 1000,
+        oldKeyEndsAt: oldEnd,
+      });
+      if (!(await apiKeys.rotate(id, issued.record, oldEnd, audit))) throw new KeyRevokedError(id);
+      return { ...issued, previous: { ...previous, expiresAt: oldEnd, replacedBy: issued.record.id } };
+    },
+    async revoke(id, actor = CLI_ACTOR) {
+      if (!(await apiKeys.revoke(id, now(), entry(actor, 'key.revoked', id, {})))) return undefined;
+      return apiKeys.get(id);
+    },
+    async unban(id, actor = CLI_ACTOR) {
+      if (!(await apiKeys.unban(id, now(), entry(actor, 'key.unbanned', id, {})))) return undefined;
+      return apiKeys.get(id);
+    },
   };
 }

@@ -49,6 +49,20 @@ export class FailoverRateLimitStore implements RateLimitStore {
     }
   }
 
+  async peek(subject: string, limits: Limits, now: number): Promise<Decision> {
+    try {
+      return await this.#primary.peek(subject, limits, now);
+    } catch (error) {
+      this.#report(error, now);
+      if (this.#mode === 'closed') {
+        throw new ApiError('service_unavailable', 'Rate limiting is unavailable; retry shortly', {
+          'retry-after': '1',
+        });
+      }
+      return this.#fallback.peek(subject, limits, now);
+    }
+  }
+
   /** Logs the failure at most once a second, with how many requests it affected since the last line. */
   #report(error: unknown, now: number): void {
     this.#unlogged += 1;

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../http/index.js';
 import { rateLimitHeaders, retryAfterSeconds } from './headers.js';
-import type { RateLimiter } from './limiter.js';
 import type { Decision } from './store.js';
 
 function apply(request: FastifyRequest, reply: FastifyReply, decision: Decision): boolean {
@@ -29,25 +28,38 @@ function apply(request: FastifyRequest, reply: FastifyReply, decision: Decision)
   return false;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The rate limiter's decision on the request, once made: its windows, for an answer that shows them. */
+    rateLimit: Decision | null;
+  }
+}
+
 /**
- * Counts every request of the scope and puts the rate-limit headers on its answer, whatever the answer
- * turns out to be; refuses it with 429 when a window is exhausted or the key is banned. Register after the
- * caller is identified and before anything that can answer.
+ * Decides every request of the scope with `decide` (which counts it, or only looks), and puts the
+ * rate-limit headers on its answer, whatever the answer turns out to be; refuses it with 429 when a window
+ * is exhausted or the caller is banned. Register after the caller is identified and before anything that
+ * can answer.
  */
-export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): void {
+export function registerRateLimit(
+  app: FastifyInstance,
+  decide: (request: FastifyRequest) => Decision | Promise<Decision>,
+): void {
+  app.decorateRequest('rateLimit', null);
   // A callback hook: with the in-memory store the decision is synchronous and costs no promise.
   app.addHook('onRequest', (request, reply, done) => {
-    const decision =
-      request.apiKey === null ? limiter.forAddress(request.ip) : limiter.forKey(request.apiKey);
+    const decision = decide(request);
     if (decision instanceof Promise) {
       decision.then(
         (settled) => {
+          request.rateLimit = settled;
           if (apply(request, reply, settled)) done();
         },
         (error: unknown) => done(error as Error),
       );
-    } else if (apply(request, reply, decision)) {
-      done();
+    } else {
+      request.rateLimit = decision;
+      if (apply(request, reply, decision)) done();
     }
   });
 }

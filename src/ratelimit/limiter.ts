@@ -6,16 +6,31 @@ import { type Limits, limitsFor, type RateLimitPolicy } from './policy.js';
 import type { Decision, RateLimitStore } from './store.js';
 
 export interface RateLimiter {
-  /** Counts a request of an authenticated key. */
+  /** Counts a request of an authenticated key, in its budget (shared by the keys a rotation links). */
   forKey(key: ApiKeyRecord): Decision | Promise<Decision>;
+  /**
+   * The windows and ban of a key's budget, counting nothing: for the requests that spend no quota. A key
+   * that is only limited is `allowed` here (its windows say it has nothing left); a banned one is `banned`.
+   */
+  peekKey(key: ApiKeyRecord): Decision | Promise<Decision>;
   /** Counts a request without a valid key, per client address (the anonymous policy). */
   forAddress(address: string): Decision | Promise<Decision>;
-  /** Lifts a key's ban. */
-  unban(keyId: string): Promise<void>;
+  /** Counts a request of an admin token to the admin API (never banned). */
+  forAdminToken(tokenId: string): Decision | Promise<Decision>;
+  /** Lifts the ban of a key's budget. */
+  unban(key: ApiKeyRecord): Promise<void>;
   /** Resolves when the store can be reached. */
   ping(): Promise<void>;
   /** Releases the store. */
   close(): Promise<void>;
+}
+
+/**
+ * The subject a key spends: its budget, which a rotation hands on, so old and new key share one set of
+ * windows and one ban. A key never rotated is its own budget (`key:<id>`, as before budgets existed).
+ */
+function budgetSubject(key: ApiKeyRecord): string {
+  return `key:${key.budgetId}`;
 }
 
 /**
@@ -28,8 +43,8 @@ export function createRateLimiter(deps: {
   policy: RateLimitPolicy;
   clock: Clock;
   logger: Logger;
-  /** Told when a key's ban starts and until when (epoch ms), so operators can see it. */
-  onBan?: (keyId: string, until: number) => void;
+  /** Told when a budget's ban starts and until when (epoch ms), so operators can see it. */
+  onBan?: (key: ApiKeyRecord, until: number) => void;
 }): RateLimiter {
   const { store, policy, clock, logger } = deps;
   // A key's subject and limits, made once per record (records are replaced when keys reload).
@@ -37,7 +52,7 @@ export function createRateLimiter(deps: {
   const subjectOf = (key: ApiKeyRecord) => {
     let known = subjects.get(key);
     if (known === undefined) {
-      known = { subject: `key:${key.id}`, limits: limitsFor(policy, key) };
+      known = { subject: budgetSubject(key), limits: limitsFor(policy, key) };
       subjects.set(key, known);
     }
     return known;
@@ -51,7 +66,7 @@ export function createRateLimiter(deps: {
         { keyId: key.id, plan: key.plan, until: new Date(until).toISOString() },
         'API key banned for sending after 429 answers',
       );
-      deps.onBan?.(key.id, until);
+      deps.onBan?.(key, until);
     }
     return decision;
   }
@@ -64,12 +79,19 @@ export function createRateLimiter(deps: {
         ? decision.then((settled) => logBan(key, settled))
         : logBan(key, decision);
     },
+    peekKey(key) {
+      const { subject, limits } = subjectOf(key);
+      return store.peek(subject, limits, clock.now());
+    },
     forAddress(address) {
       return store.hit(addressSubject(address), policy.anonymous, clock.now(), null);
     },
-    async unban(keyId) {
-      await store.unban(`key:${keyId}`);
-      logger.info({ keyId }, 'API key unbanned');
+    forAdminToken(tokenId) {
+      return store.hit(`admin:${tokenId}`, policy.admin, clock.now(), null);
+    },
+    async unban(key) {
+      await store.unban(budgetSubject(key));
+      logger.info({ keyId: key.id, budget: key.budgetId }, 'API key unbanned');
     },
     ping: () => store.ping(),
     close: () => store.close(),

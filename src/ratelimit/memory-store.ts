@@ -107,6 +107,21 @@ export class MemoryRateLimitStore implements RateLimitStore {
     };
   }
 
+  peek(subject: string, limits: Limits, now: number): Decision {
+    const minuteStart = windowStart(now, MINUTE_MS);
+    const dayStart = windowStart(now, DAY_MS);
+    const entry = this.#entries.get(subject);
+    // A window that has moved on since the subject's last request holds nothing yet.
+    const minuteCount = entry?.minuteStart === minuteStart ? entry.minuteCount : 0;
+    const dayCount = entry?.dayStart === dayStart ? entry.dayCount : 0;
+    const minute = windowState(limits.perMinute, minuteCount, minuteStart + MINUTE_MS);
+    const day = windowState(limits.perDay, dayCount, dayStart + DAY_MS);
+    if (entry !== undefined && entry.bannedUntil > now) {
+      return { kind: 'banned', minute, day, until: entry.bannedUntil, now };
+    }
+    return { kind: 'allowed', minute, day, now };
+  }
+
   unban(subject: string): void {
     const entry = this.#entries.get(subject);
     if (entry === undefined) return;

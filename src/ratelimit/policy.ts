@@ -18,6 +18,8 @@ export interface RateLimitPolicy {
   plans: Record<Exclude<Plan, 'enterprise'>, Limits>;
   /** Limits per client address for requests without a valid key. */
   anonymous: Limits;
+  /** Limits per admin token, on the admin API. */
+  admin: Limits;
   ban: BanPolicy;
 }
 

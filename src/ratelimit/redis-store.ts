@@ -52,6 +52,24 @@ end
 return {2, minute, day, minuteEnd, dayEnd, retryAt, banStarted, now}
 `;
 
+/**
+ * A subject's windows and ban, on Redis's clock, counting nothing. Replies: {kind (1 allowed, 3 banned),
+ * minuteCount, dayCount, minuteEnd, dayEnd, bannedUntil, now}.
+ */
+const PEEK = `
+local prefix = KEYS[1]
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local minuteStart = now - (now % 60000)
+local dayStart = now - (now % 86400000)
+local minute = tonumber(redis.call('GET', prefix .. ':m:' .. minuteStart) or '0')
+local day = tonumber(redis.call('GET', prefix .. ':d:' .. dayStart) or '0')
+local bannedUntil = tonumber(redis.call('GET', prefix .. ':ban') or '0')
+local kind = 1
+if bannedUntil > now then kind = 3 end
+return {kind, minute, day, minuteStart + 60000, dayStart + 86400000, bannedUntil, now}
+`;
+
 /** Lifts a ban and forgets the refusals of the current windows. */
 const UNBAN = `
 local prefix = KEYS[1]
@@ -72,6 +90,7 @@ interface RedisWithScripts extends Redis {
     banMs: number,
   ): Promise<Reply>;
   petstoreUnban(prefix: string): Promise<number>;
+  petstorePeek(prefix: string): Promise<[number, number, number, number, number, number, number]>;
 }
 
 /** A ban this instance already knows of: refused without a round trip until it ends. */
@@ -106,6 +125,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.#redis.on('error', () => {});
     this.#redis.defineCommand('petstoreHit', { numberOfKeys: 1, lua: HIT });
     this.#redis.defineCommand('petstoreUnban', { numberOfKeys: 1, lua: UNBAN });
+    this.#redis.defineCommand('petstorePeek', { numberOfKeys: 1, lua: PEEK });
   }
 
   async hit(subject: string, limits: Limits, _now: number, ban: BanPolicy | null): Promise<Decision> {
@@ -133,6 +153,18 @@ export class RedisRateLimitStore implements RateLimitStore {
       return { kind: 'banned', minute, day, until: at, now };
     }
     return { kind: 'limited', minute, day, retryAt: at, banStarted: banStarted === 1, now };
+  }
+
+  async peek(subject: string, limits: Limits, _now: number): Promise<Decision> {
+    const [kind, minuteCount, dayCount, minuteEnd, dayEnd, bannedUntil, now] = await this.#redis.petstorePeek(
+      `${this.#prefix}{${subject}}`,
+    );
+    this.#offset = now - Date.now();
+    const minute = windowState(limits.perMinute, minuteCount, minuteEnd);
+    const day = windowState(limits.perDay, dayCount, dayEnd);
+    return kind === 3
+      ? { kind: 'banned', minute, day, until: bannedUntil, now }
+      : { kind: 'allowed', minute, day, now };
   }
 
   /**

@@ -39,6 +39,11 @@ export interface RateLimitStore {
    * which a shared store ignores in favour of its own, so instances with skewed clocks agree on windows.
    */
   hit(subject: string, limits: Limits, now: number, ban: BanPolicy | null): Decision | Promise<Decision>;
+  /**
+   * The subject's windows and ban, counting nothing: `banned` while a ban lasts, else `allowed` with the
+   * windows as they are (a window may have nothing left).
+   */
+  peek(subject: string, limits: Limits, now: number): Decision | Promise<Decision>;
   /** Lifts a ban and forgets the refusals that led to it. */
   unban(subject: string): void | Promise<void>;
   /** Resolves once the store is ready to answer (or has tried long enough); called once at start. */

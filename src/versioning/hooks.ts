@@ -16,7 +16,13 @@ import type { DeprecationPolicy } from './policy.js';
  */
 export function registerDeprecation(
   app: FastifyInstance,
-  deps: { deprecation: DeprecationPolicy; clock: Clock; metrics: Metrics },
+  deps: {
+    deprecation: DeprecationPolicy;
+    clock: Clock;
+    metrics: Metrics;
+    /** Told of every call made with a key, so that the key's owner can see what it still calls. */
+    onCall?: (keyId: string, operationId: string, now: number) => void;
+  },
 ): void {
   const { deprecation, clock, metrics } = deps;
   const headers = deprecationHeaders(deprecation);
@@ -40,6 +46,7 @@ export function registerDeprecation(
       }
       const keyId = request.apiKey?.id ?? 'anonymous';
       metrics.deprecatedCalls.inc({ operation, key_id: keyId });
+      if (request.apiKey !== null) deps.onCall?.(request.apiKey.id, operation, clock.now());
       request.log.info({ operation, keyId, reqId: request.id }, 'deprecated endpoint called');
       done();
     };

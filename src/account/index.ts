@@ -1,0 +1,1 @@
+export { createAccountHandlers } from './routes.js';

@@ -1,0 +1,40 @@
+/** What was done, to a key or an admin token. */
+export type AuditAction =
+  | 'key.created'
+  | 'key.updated'
+  | 'key.rotated'
+  | 'key.revoked'
+  | 'key.unbanned'
+  | 'admin_token.created'
+  | 'admin_token.revoked';
+
+/** Who did it: an admin token's id, or `cli` for the command line on a machine that reaches the database. */
+export type Actor = string;
+
+/** The actor of every change made with the CLI. */
+export const CLI_ACTOR: Actor = 'cli';
+
+/**
+ * One change, as it is appended beside the change itself (in the same transaction): who, what, when, to
+ * what, and what changed. Never a key, a token, or a digest of either.
+ */
+export interface AuditEntry {
+  at: string;
+  actor: Actor;
+  action: AuditAction;
+  /** The id of the key or the admin token. */
+  target: string;
+  details: Readonly<Record<string, unknown>>;
+}
+
+/** An entry as stored, with its place in the record. */
+export interface AuditRecord extends AuditEntry {
+  /** Increasing: entries are listed in the order they were appended. */
+  id: number;
+}
+
+/** The record of changes: appended to only, by the repositories that make the changes. */
+export interface AuditRepository {
+  /** Entries after `after` (an id; 0 for the first), oldest first, at most `limit`, of one target if given. */
+  list(query: { after: number; limit: number; target?: string }): Promise<AuditRecord[]>;
+}
