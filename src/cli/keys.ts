@@ -1,20 +1,38 @@
 import type { Config } from '../config/index.js';
-import { type ApiKeyRecord, createKeyManager, KeyInputError, PLANS, type Plan } from '../keys/index.js';
+import { SCOPES, type Scope } from '../contract/index.js';
+import {
+  type ApiKeyRecord,
+  createKeyManager,
+  type IssuedKey,
+  KeyInputError,
+  type KeyManager,
+  KeyRevokedError,
+  keyView,
+  MAX_GRACE_MS,
+  PLANS,
+  type Plan,
+} from '../keys/index.js';
 import { parseOptions, UsageError } from './args.js';
+import { parseDuration } from './duration.js';
 import { jsonLine, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
 
 export const KEYS_USAGE = `Usage:
   petstore keys create --plan free|pro|business|enterprise [--name NAME]
-                       [--per-minute N --per-day N] [--json]
+                       [--per-minute N --per-day N] [--scopes a,b]
+                       [--expires-in 30d | --expires-at 2027-01-31T00:00:00Z] [--json]
   petstore keys list [--json]
+  petstore keys show <id> [--json]
+  petstore keys rotate <id> [--grace 24h] [--json]
   petstore keys revoke <id>
   petstore keys unban <id>
 
 Enterprise keys need both --per-minute and --per-day (a day at least a minute); other plans use their
-plan's limits. Names are 1 to 100 characters without control characters. The key is printed once, at
-creation: only its digest is stored. The commands use the database a server made (DATABASE_URL) and never
-create one.`;
+plan's limits. Scopes: ${SCOPES.join(', ')} (every one by default). Names are 1 to 100 characters
+without control characters. Durations are a whole number and s, m, h or d (0 for none).
+A key is printed once, when it is created or rotated: only its digest is stored. A rotated key keeps working
+for the grace period (default 0: it stops at once), then is refused; the two share one rate-limit budget.
+The commands use the database a server made (DATABASE_URL) and never create one; each change is audited.`;
 
 const OPTIONS = {
   create: {
@@ -22,9 +40,14 @@ const OPTIONS = {
     name: { type: 'string' },
     'per-minute': { type: 'string' },
     'per-day': { type: 'string' },
+    scopes: { type: 'string' },
+    'expires-in': { type: 'string' },
+    'expires-at': { type: 'string' },
     json: { type: 'boolean' },
   },
   list: { json: { type: 'boolean' } },
+  show: { json: { type: 'boolean' } },
+  rotate: { grace: { type: 'string' }, json: { type: 'boolean' } },
   revoke: {},
   unban: {},
 } as const;
@@ -39,33 +62,43 @@ function positiveInteger(flag: string, value: string | undefined): number | unde
   return Number(value);
 }
 
-/** The public view of a key: never the key, never its digest; its state as of `now`. */
-function view(record: ApiKeyRecord, now: number) {
-  const banned = record.bannedUntil !== null && Date.parse(record.bannedUntil) > now;
-  return {
-    id: record.id,
-    name: record.name,
-    plan: record.plan,
-    limits: record.limits,
-    prefix: record.prefix,
-    env: record.env,
-    createdAt: record.createdAt,
-    revokedAt: record.revokedAt,
-    state: record.revokedAt !== null ? 'revoked' : banned ? 'banned' : 'active',
-    bannedUntil: banned ? record.bannedUntil : null,
-  };
+function scopesOf(value: string | undefined): Scope[] | undefined {
+  if (value === undefined) return undefined;
+  const scopes = value.split(',').map((scope) => scope.trim());
+  const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
+  if (unknown.length > 0 || scopes.length === 0) {
+    throw new UsageError(
+      `--scopes takes a comma-separated list of ${SCOPES.join(', ')} (got ${value})`,
+      'keys',
+    );
+  }
+  return scopes as Scope[];
 }
 
 /** One line of `keys list`: every field printable, so a name cannot forge another line. */
-function row(key: ReturnType<typeof view>): string {
+function row(key: ReturnType<typeof keyView>): string {
   const limits = key.limits ? ` ${key.limits.perMinute}/min ${key.limits.perDay}/day` : '';
   const state =
     key.state === 'revoked'
       ? `revoked ${key.revokedAt}`
-      : key.state === 'banned'
-        ? `banned until ${key.bannedUntil}`
-        : 'active';
-  return `${key.id}  ${key.prefix}…  ${key.plan}${limits}  ${key.env}  "${printable(key.name)}"  created ${key.createdAt}  ${state}\n`;
+      : key.state === 'expired'
+        ? `expired ${key.expiresAt}`
+        : key.state === 'banned'
+          ? `banned until ${key.bannedUntil}`
+          : key.expiresAt !== null
+            ? `active until ${key.expiresAt}`
+            : 'active';
+  const scopes = key.scopes.length === SCOPES.length ? '' : `  scopes ${key.scopes.join(',')}`;
+  return `${key.id}  ${key.prefix}…  ${key.plan}${limits}  ${key.env}  "${printable(key.name)}"  created ${key.createdAt}  ${state}${scopes}\n`;
+}
+
+/** What the commands print of a key just made: the key itself, once. */
+function issuedText(issued: IssuedKey, what: string): string {
+  const { record, key } = issued;
+  return (
+    `${what} API key ${record.id} (plan ${record.plan}, name "${printable(record.name)}").\n\n  ${key}\n\n` +
+    'Store it now: it will not be shown again.\n'
+  );
 }
 
 /** `petstore keys …`: returns the exit code. */
@@ -76,19 +109,31 @@ export async function keysCommand(
   err: NodeJS.WritableStream,
 ): Promise<number> {
   const [action, ...rest] = args;
-  if (action === undefined)
-    throw new UsageError('keys needs an action: create, list, revoke or unban', 'keys');
+  if (action === undefined) {
+    throw new UsageError('keys needs an action: create, list, show, rotate, revoke or unban', 'keys');
+  }
   if (!Object.hasOwn(OPTIONS, action)) throw new UsageError(`unknown keys action: ${action}`, 'keys');
   const { values, positionals } = parseOptions(rest, OPTIONS[action as Action], 'keys');
   const json = (values as { json?: boolean }).json === true;
+  const view = (record: ApiKeyRecord) => keyView(record, Date.now());
+  const notFound = (id: string) => {
+    err.write(`petstore: no API key has the id ${printable(id)}\n`);
+    return 1;
+  };
+  /** The one key id an action takes. */
+  const onlyId = () => {
+    const [id, ...extra] = positionals;
+    if (id === undefined || extra.length > 0) throw new UsageError(`keys ${action} takes one key id`, 'keys');
+    return id;
+  };
 
   // The arguments are read before the database is opened; the key manager judges the values (limits, name).
-  let run: (keys: ReturnType<typeof createKeyManager>) => Promise<number>;
+  let run: (keys: KeyManager) => Promise<number>;
   switch (action as Action) {
     case 'create': {
       if (positionals.length > 0)
         throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'keys');
-      const options = values as { plan?: string; name?: string; 'per-minute'?: string; 'per-day'?: string };
+      const options = values as Record<string, string | undefined>;
       const plan = options.plan;
       if (plan === undefined || !PLANS.includes(plan as Plan)) {
         throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`, 'keys');
@@ -98,18 +143,27 @@ export async function keysCommand(
       if ((perMinute === undefined) !== (perDay === undefined)) {
         throw new UsageError('--per-minute and --per-day go together', 'keys');
       }
-      const input = {
-        plan: plan as Plan,
-        ...(options.name !== undefined ? { name: options.name } : {}),
-        ...(perMinute !== undefined && perDay !== undefined ? { limits: { perMinute, perDay } } : {}),
-      };
+      if (options['expires-in'] !== undefined && options['expires-at'] !== undefined) {
+        throw new UsageError('--expires-in and --expires-at are one or the other', 'keys');
+      }
+      const expiresIn =
+        options['expires-in'] === undefined
+          ? undefined
+          : parseDuration('--expires-in', options['expires-in'], 'keys');
+      if (expiresIn === 0) throw new UsageError('--expires-in must be more than 0', 'keys');
+      const scopes = scopesOf(options.scopes);
       run = async (keys) => {
-        const { record, key } = await keys.create(input);
+        const expiresAt =
+          expiresIn !== undefined ? new Date(Date.now() + expiresIn).toISOString() : options['expires-at'];
+        const created = await keys.create({
+          plan: plan as Plan,
+          ...(options.name !== undefined ? { name: options.name } : {}),
+          ...(perMinute !== undefined && perDay !== undefined ? { limits: { perMinute, perDay } } : {}),
+          ...(scopes !== undefined ? { scopes } : {}),
+          ...(expiresAt !== undefined ? { expiresAt } : {}),
+        });
         out.write(
-          json
-            ? jsonLine({ ...view(record, Date.now()), key })
-            : `Created API key ${record.id} (plan ${record.plan}, name "${printable(record.name)}").\n\n  ${key}\n\n` +
-                'Store it now: it will not be shown again.\n',
+          json ? jsonLine({ ...view(created.record), key: created.key }) : issuedText(created, 'Created'),
         );
         return 0;
       };
@@ -118,8 +172,7 @@ export async function keysCommand(
     case 'list': {
       if (positionals.length > 0) throw new UsageError('keys list takes only --json', 'keys');
       run = async (keys) => {
-        const now = Date.now();
-        const records = (await keys.list()).map((record) => view(record, now));
+        const records = (await keys.list()).map(view);
         if (json) out.write(jsonLine({ keys: records }));
         else if (records.length === 0)
           out.write('No API keys. Create one with: petstore keys create --plan free\n');
@@ -128,16 +181,42 @@ export async function keysCommand(
       };
       break;
     }
+    case 'show': {
+      const id = onlyId();
+      run = async (keys) => {
+        const record = await keys.get(id);
+        if (record === undefined) return notFound(id);
+        out.write(json ? jsonLine(view(record)) : row(view(record)));
+        return 0;
+      };
+      break;
+    }
+    case 'rotate': {
+      const id = onlyId();
+      const grace = (values as { grace?: string }).grace;
+      const graceMs = grace === undefined ? 0 : parseDuration('--grace', grace, 'keys');
+      if (graceMs > MAX_GRACE_MS) throw new UsageError('--grace may be at most 30d', 'keys');
+      run = async (keys) => {
+        const rotated = await keys.rotate(id, graceMs);
+        if (rotated === undefined) return notFound(id);
+        if (json) {
+          out.write(
+            jsonLine({ ...view(rotated.record), key: rotated.key, previous: view(rotated.previous) }),
+          );
+        } else {
+          out.write(issuedText(rotated, `Rotated ${id}: new`));
+          out.write(`${id} keeps working until ${rotated.previous.expiresAt}; then it is refused.\n`);
+        }
+        return 0;
+      };
+      break;
+    }
     case 'revoke':
     case 'unban': {
-      const [id, ...extra] = positionals;
-      if (id === undefined || extra.length > 0)
-        throw new UsageError(`keys ${action} takes one key id`, 'keys');
+      const id = onlyId();
       run = async (keys) => {
-        if (!(await (action === 'revoke' ? keys.revoke(id) : keys.unban(id)))) {
-          err.write(`petstore: no API key has the id ${printable(id)}\n`);
-          return 1;
-        }
+        if ((await (action === 'revoke' ? keys.revoke(id) : keys.unban(id))) === undefined)
+          return notFound(id);
         out.write(
           action === 'revoke'
             ? `Revoked ${id}. Servers refuse it within 5 seconds.\n`
@@ -154,6 +233,10 @@ export async function keysCommand(
     return await run(createKeyManager({ apiKeys: storage.apiKeys, env: config.env }));
   } catch (error) {
     if (error instanceof KeyInputError) throw new UsageError(error.message, 'keys');
+    if (error instanceof KeyRevokedError) {
+      err.write(`petstore: ${error.message}\n`);
+      return 1;
+    }
     throw error;
   } finally {
     await storage.close();

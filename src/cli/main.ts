@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig, packageVersion } from '../config/index.js';
 import { createStorage } from '../storage/index.js';
+import { ADMIN_TOKENS_USAGE, AUDIT_USAGE, adminTokensCommand, auditCommand } from './admin.js';
 import { UsageError, wantsHelp } from './args.js';
 import { DOMAINS_USAGE, domainsCommand } from './domains.js';
 import { KEYS_USAGE, keysCommand } from './keys.js';
@@ -23,7 +24,9 @@ const USAGE = `Usage: petstore <command> [--help]
 Commands:
   serve        Start the HTTP API (the default)
   migrate      Create or update the database's schema, then exit
-  keys         Manage API keys: create, list, revoke, unban
+  keys         Manage API keys: create, list, show, rotate, revoke, unban
+  admin-tokens Manage the tokens of the admin API: create, list, revoke
+  audit        List the changes made to keys and admin tokens
   domains      Verify a custom domain's DNS
   help         Show this message, or a command's: petstore help keys
   --version    Print the version
@@ -35,6 +38,8 @@ const COMMAND_USAGE: Record<string, string> = {
   serve: SERVE_USAGE,
   migrate: MIGRATE_USAGE,
   keys: KEYS_USAGE,
+  'admin-tokens': ADMIN_TOKENS_USAGE,
+  audit: AUDIT_USAGE,
   domains: DOMAINS_USAGE,
 };
 
@@ -65,6 +70,10 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'keys':
       return keysCommand(rest, loadConfig(), process.stdout, process.stderr);
+    case 'admin-tokens':
+      return adminTokensCommand(rest, loadConfig(), process.stdout, process.stderr);
+    case 'audit':
+      return auditCommand(rest, loadConfig(), process.stdout);
     case 'domains':
       return domainsCommand(rest, loadConfig(), process.stdout);
     case 'migrate': {

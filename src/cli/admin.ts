@@ -1,0 +1,157 @@
+import { createAdminTokenManager } from '../admin/index.js';
+import type { Config } from '../config/index.js';
+import { KeyInputError } from '../keys/index.js';
+import { parseOptions, UsageError } from './args.js';
+import { jsonLine, printable } from './output.js';
+import { openExistingStorage } from './storage.js';
+
+export const ADMIN_TOKENS_USAGE = `Usage:
+  petstore admin-tokens create [--name NAME] [--json]
+  petstore admin-tokens list [--json]
+  petstore admin-tokens revoke <id>
+
+An admin token (ps_admin_…) authenticates software to the admin API under /admin/v1 (its document is at
+/admin/openapi.json). It is printed once, at creation: only its digest is stored. A revoked token is
+refused by every server within 5 seconds. Each change is audited.`;
+
+export const AUDIT_USAGE = `Usage:
+  petstore audit list [--target ID] [--after ID] [--limit N] [--json]
+
+Every change to API keys and admin tokens, oldest first: when, who (an admin token id, or cli), what, to
+which id, and what changed. Never a key or a token.`;
+
+const TOKEN_OPTIONS = {
+  create: { name: { type: 'string' }, json: { type: 'boolean' } },
+  list: { json: { type: 'boolean' } },
+  revoke: {},
+} as const;
+
+/** `petstore admin-tokens …`: returns the exit code. */
+export async function adminTokensCommand(
+  args: string[],
+  config: Config,
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === undefined)
+    throw new UsageError('admin-tokens needs an action: create, list or revoke', 'admin-tokens');
+  if (!Object.hasOwn(TOKEN_OPTIONS, action))
+    throw new UsageError(`unknown admin-tokens action: ${action}`, 'admin-tokens');
+  const { values, positionals } = parseOptions(
+    rest,
+    TOKEN_OPTIONS[action as keyof typeof TOKEN_OPTIONS],
+    'admin-tokens',
+  );
+  const json = (values as { json?: boolean }).json === true;
+  if (action !== 'revoke' && positionals.length > 0) {
+    throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'admin-tokens');
+  }
+  if (action === 'revoke' && positionals.length !== 1) {
+    throw new UsageError('admin-tokens revoke takes one token id', 'admin-tokens');
+  }
+
+  const storage = await openExistingStorage(config);
+  try {
+    const tokens = createAdminTokenManager({ adminTokens: storage.adminTokens });
+    if (action === 'create') {
+      const { record, token } = await tokens.create((values as { name?: string }).name);
+      out.write(
+        json
+          ? jsonLine({
+              id: record.id,
+              name: record.name,
+              prefix: record.prefix,
+              createdAt: record.createdAt,
+              token,
+            })
+          : `Created admin token ${record.id} ("${printable(record.name)}").\n\n  ${token}\n\nStore it now: it will not be shown again.\n`,
+      );
+      return 0;
+    }
+    if (action === 'list') {
+      const listed = (await tokens.list()).map(({ digest: _digest, ...shown }) => shown);
+      if (json) out.write(jsonLine({ tokens: listed }));
+      else if (listed.length === 0)
+        out.write('No admin tokens. Create one with: petstore admin-tokens create\n');
+      else {
+        for (const token of listed) {
+          const state = token.revokedAt === null ? 'active' : `revoked ${token.revokedAt}`;
+          out.write(
+            `${token.id}  ${token.prefix}…  "${printable(token.name)}"  created ${token.createdAt}  ${state}\n`,
+          );
+        }
+      }
+      return 0;
+    }
+    const id = positionals[0] as string;
+    if (!(await tokens.revoke(id))) {
+      err.write(`petstore: no admin token has the id ${printable(id)}\n`);
+      return 1;
+    }
+    out.write(`Revoked ${id}. Servers refuse it within 5 seconds.\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof KeyInputError) throw new UsageError(error.message, 'admin-tokens');
+    throw error;
+  } finally {
+    await storage.close();
+  }
+}
+
+const WHOLE = /^(0|[1-9]\d{0,15})$/;
+
+/** `petstore audit list`: returns the exit code. */
+export async function auditCommand(
+  args: string[],
+  config: Config,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const [action, ...rest] = args;
+  if (action !== 'list') {
+    throw new UsageError(
+      action === undefined ? 'audit needs an action: list' : `unknown audit action: ${action}`,
+      'audit',
+    );
+  }
+  const { values, positionals } = parseOptions(
+    rest,
+    {
+      target: { type: 'string' },
+      after: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    'audit',
+  );
+  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'audit');
+  for (const flag of ['after', 'limit'] as const) {
+    const value = values[flag];
+    if (value !== undefined && !WHOLE.test(value)) {
+      throw new UsageError(`--${flag} must be a whole number (got ${value})`, 'audit');
+    }
+  }
+  const limit = values.limit === undefined ? 1000 : Number(values.limit);
+  if (limit < 1 || limit > 100_000) throw new UsageError('--limit must be 1 to 100000', 'audit');
+
+  const storage = await openExistingStorage(config);
+  try {
+    const events = await storage.audit.list({
+      after: values.after === undefined ? 0 : Number(values.after),
+      limit,
+      ...(values.target !== undefined ? { target: values.target } : {}),
+    });
+    if (values.json === true) out.write(jsonLine({ events }));
+    else if (events.length === 0) out.write('No audit events.\n');
+    else {
+      for (const event of events) {
+        out.write(
+          `${event.id}  ${event.at}  ${printable(event.actor)}  ${event.action}  ${printable(event.target)}  ${printable(JSON.stringify(event.details))}\n`,
+        );
+      }
+    }
+    return 0;
+  } finally {
+    await storage.close();
+  }
+}
