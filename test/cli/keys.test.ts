@@ -110,8 +110,39 @@ describe('petstore keys', () => {
       ['create', '--plan', 'free', '--name', 'abc\u202edcba'],
       /control characters/,
     ],
+    [
+      'an unknown scope',
+      ['create', '--plan', 'free', '--scopes', 'pets:fly'],
+      /--scopes takes a comma-separated/,
+    ],
+    ['no scope', ['create', '--plan', 'free', '--scopes', ''], /--scopes/],
+    [
+      'a bad duration',
+      ['create', '--plan', 'free', '--expires-in', '5x'],
+      /--expires-in takes a whole number/,
+    ],
+    [
+      'two expiries',
+      ['create', '--plan', 'free', '--expires-in', '1d', '--expires-at', '2030-01-01T00:00:00Z'],
+      /--expires-in and --expires-at are one or the other/,
+    ],
+    [
+      'an expiry in the past',
+      ['create', '--plan', 'free', '--expires-at', '2020-01-01T00:00:00Z'],
+      /must be in the future/,
+    ],
+    [
+      'an expiry that is no date',
+      ['create', '--plan', 'free', '--expires-at', 'soon'],
+      /the expiry must be a date and time/,
+    ],
+    [
+      'a grace period over 30 days',
+      ['rotate', 'key_000000000000', '--grace', '31d'],
+      /--grace may be at most 30d/,
+    ],
     ['revoke without an id', ['revoke'], /keys revoke takes one key id/],
-    ['an unknown action', ['rotate'], /unknown keys action: rotate/],
+    ['an unknown action', ['frobnicate'], /unknown keys action: frobnicate/],
     ['no action', [], /keys needs an action/],
   ];
   for (const [label, args, message] of wrong) {
@@ -181,6 +212,107 @@ describe('petstore keys', () => {
     const revoke = await runCli(['keys', 'revoke', created.id as string], env);
     assert.equal(revoke.code, 0, revoke.stderr);
     await waitForStatus(key, 401, 5_000);
+  });
+
+  test('create --scopes --expires-in: the key has those scopes only, and says when it ends', async () => {
+    const before = Date.now();
+    const created = await create('--plan', 'free', '--scopes', 'pets:read,pets:write', '--expires-in', '2h');
+    assert.deepEqual(created.scopes, ['pets:read', 'pets:write']);
+    const expiresAt = Date.parse(created.expiresAt as string);
+    assert.ok(expiresAt >= before + 7_200_000 && expiresAt <= Date.now() + 7_200_000);
+    await waitForStatus(created.key as string, 403, 5_000);
+    const pets = await request(`${server.url}/v1/pets`, {
+      headers: { authorization: `Bearer ${created.key as string}` },
+    });
+    assert.equal(pets.status, 200);
+    const shown = await runCli(['keys', 'show', created.id as string], env);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, new RegExp(`active until ${created.expiresAt as string}`));
+    assert.match(shown.stdout, /scopes pets:read,pets:write/);
+  });
+
+  test('rotate: the new key works at once; --grace keeps the old one until its deadline, 0 stops it', async () => {
+    const created = await create('--plan', 'pro', '--name', 'rotated');
+    const rotated = await runCli(['keys', 'rotate', created.id as string, '--grace', '1h', '--json'], env);
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const successor = JSON.parse(rotated.stdout) as Record<string, unknown>;
+    issued.push(successor.key as string);
+    assert.equal(successor.name, 'rotated');
+    assert.equal(successor.plan, 'pro');
+    await waitForStatus(successor.key as string, 200, 5_000);
+    assert.equal(await statusWith(created.key as string), 200, 'the old key works in its grace period');
+    const old = JSON.parse(
+      (await runCli(['keys', 'show', created.id as string, '--json'], env)).stdout,
+    ) as Record<string, unknown>;
+    assert.equal(old.replacedBy, successor.id);
+    assert.ok(Math.abs(Date.parse(old.expiresAt as string) - (Date.now() + 3_600_000)) < 60_000);
+
+    const again = await runCli(['keys', 'rotate', successor.id as string], env);
+    assert.equal(again.code, 0, again.stderr);
+    const newest = /\n {2}(ps_live_\w+)\n/.exec(again.stdout)?.[1] as string;
+    issued.push(newest);
+    assert.match(again.stdout, /is refused from now on|keeps working until/);
+    await waitForStatus(successor.key as string, 401, 5_000);
+    await waitForStatus(newest, 200, 5_000);
+    const revoked = await runCli(['keys', 'rotate', created.id as string], env);
+    assert.equal(revoked.code, 0, 'a key in its grace period can be rotated again');
+    issued.push(/\n {2}(ps_live_\w+)\n/.exec(revoked.stdout)?.[1] as string);
+  });
+
+  test('admin-tokens: create prints the token once, list shows prefixes, revoke takes effect within 5 s', async () => {
+    const created = await runCli(['admin-tokens', 'create', '--name', 'dashboard', '--json'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const { id, token } = JSON.parse(created.stdout) as { id: string; token: string };
+    issued.push(token);
+    assert.match(token, /^ps_admin_/);
+    const admin = () =>
+      request(`${server.url}/admin/v1/keys`, { headers: { authorization: `Bearer ${token}` } });
+    const deadline = Date.now() + 5_000;
+    while ((await admin()).status !== 200) {
+      assert.ok(Date.now() < deadline, 'the server accepts a new token within 5 s');
+      await sleep(100);
+    }
+    const listed = await runCli(['admin-tokens', 'list'], env);
+    assert.match(listed.stdout, new RegExp(`${id}  ${token.slice(0, 13)}…  "dashboard"`));
+    assert.ok(!listed.stdout.includes(token));
+    const revoke = await runCli(['admin-tokens', 'revoke', id], env);
+    assert.equal(revoke.code, 0, revoke.stderr);
+    while ((await admin()).status !== 401) {
+      assert.ok(Date.now() < deadline + 5_000, 'the server refuses a revoked token within 5 s');
+      await sleep(100);
+    }
+    const unknown = await runCli(['admin-tokens', 'revoke', 'adm_000000000000'], env);
+    assert.equal(unknown.code, 1);
+  });
+
+  test('audit list: what the CLI changed, by cli, with --target, --after, --limit and --json', async () => {
+    const created = await create('--plan', 'free', '--name', 'audited');
+    assert.equal((await runCli(['keys', 'revoke', created.id as string], env)).code, 0);
+    const json = await runCli(['audit', 'list', '--target', created.id as string, '--json'], env);
+    assert.equal(json.code, 0, json.stderr);
+    const { events } = JSON.parse(json.stdout) as {
+      events: { id: number; actor: string; action: string; target: string }[];
+    };
+    assert.deepEqual(
+      events.map((event) => [event.actor, event.action, event.target]),
+      [
+        ['cli', 'key.created', created.id],
+        ['cli', 'key.revoked', created.id],
+      ],
+    );
+    const after = await runCli(
+      ['audit', 'list', '--target', created.id as string, '--after', String(events[0]?.id), '--json'],
+      env,
+    );
+    assert.deepEqual(
+      (JSON.parse(after.stdout) as { events: { id: number }[] }).events.map((event) => event.id),
+      [events[1]?.id],
+    );
+    const human = await runCli(['audit', 'list', '--limit', '1000'], env);
+    assert.match(human.stdout, new RegExp(`  cli  key\\.revoked  ${created.id as string}`));
+    for (const key of issued) assert.ok(!human.stdout.includes(key) && !json.stdout.includes(key));
+    const bad = await runCli(['audit', 'list', '--limit', '0'], env);
+    assert.equal(bad.code, 2);
   });
 
   test('revoking an unknown id fails with exit 1', async () => {

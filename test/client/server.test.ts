@@ -6,6 +6,7 @@ import {
   createClient,
   type FetchLike,
   NotFoundError,
+  PermissionDeniedError,
   RateLimitError,
   ValidationError,
 } from 'petstore/client';
@@ -33,6 +34,20 @@ describe('the client against the real server', () => {
     const order = await client.placeOrder({ petId: rex.id, quantity: 1 });
     assert.equal(order.status, 'placed');
     assert.ok((await client.listOrders({ status: 'placed' })).some((placed) => placed.id === order.id));
+  });
+
+  test('getKey shows the calling key and spends nothing; a key without the scope gets PermissionDeniedError', async () => {
+    const { id, key } = await server.createKey({ plan: 'free', name: 'client', scopes: ['pets:read'] });
+    const client = createClient({ baseUrl: server.url, apiKey: key, maxRetries: 0 });
+    const info = await client.getKey();
+    assert.equal(info.id, id);
+    assert.deepEqual(info.scopes, ['pets:read']);
+    assert.equal(info.limits.day.limit, 1000);
+    assert.equal((await client.getKey()).limits.day.remaining, info.limits.day.remaining, 'nothing spent');
+    const denied = await client.listCategories().catch((error: unknown) => error);
+    assert.ok(denied instanceof PermissionDeniedError);
+    assert.equal(denied.status, 403);
+    assert.equal(denied.code, 'insufficient_scope');
   });
 
   test('answers become the error classes, with the status, code and request id', async () => {

@@ -28,6 +28,7 @@ describe('configuration', () => {
           business: { perMinute: 1_000, perDay: 100_000 },
         },
         anonymous: { perMinute: 60, perDay: 1_000 },
+        admin: { perMinute: 600, perDay: 50_000 },
         ban: { after: 60, durationMs: 900_000 },
       },
       deprecation: {

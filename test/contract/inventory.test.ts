@@ -15,6 +15,18 @@ type Document = {
   components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
 };
 
+/** The scope each operation needs, written out: the document is built from the contract, so reading it back could not fail. */
+const SCOPE_OF: Record<string, string | undefined> = {
+  listCategories: 'categories:read',
+  createCategory: 'categories:write',
+  listPets: 'pets:read',
+  createPet: 'pets:write',
+  getPetById: 'pets:read',
+  listOrders: 'orders:read',
+  placeOrder: 'orders:write',
+  getKey: undefined,
+};
+
 describe('the OpenAPI document is the contract', () => {
   let server: TestServer;
   let document: Document;
@@ -59,6 +71,8 @@ describe('the OpenAPI document is the contract', () => {
     assert.deepEqual(operations.map((operation) => operation.operationId).sort(), [
       'createCategory',
       'createPet',
+      'getKey',
+      'getKeyHead',
       'getPetById',
       'getPetByIdHead',
       'listCategories',
@@ -70,7 +84,14 @@ describe('the OpenAPI document is the contract', () => {
       'placeOrder',
     ]);
     for (const operation of operations) {
-      assert.deepEqual(operation.security, [{ bearerAuth: [] }], operation.operationId);
+      // The scope a key needs is the role its requirement names (a HEAD needs its GET's); the own key, none.
+      const scope = SCOPE_OF[operation.operationId.replace(/Head$/, '')];
+      assert.deepEqual(
+        operation.security,
+        [{ bearerAuth: scope === undefined ? [] : [scope] }],
+        operation.operationId,
+      );
+      if (scope !== undefined) assert.ok(operation.responses['403'], `${operation.operationId} 403`);
       for (const status of ['401', '500'])
         assert.ok(operation.responses[status], `${operation.operationId} ${status}`);
     }
@@ -117,5 +138,57 @@ describe('the OpenAPI document is the contract', () => {
       .filter((route) => route.url === '/v1/categories')
       .map((route) => route.method);
     assert.deepEqual(forCategories.sort(), ['DELETE', 'OPTIONS', 'PATCH', 'PUT']);
+  });
+});
+
+describe('the admin API document is its contract', () => {
+  let server: TestServer;
+  let document: Document;
+  before(async () => {
+    server = await startTestServer();
+    const response = await fetch(`${server.url}/admin/openapi.json`);
+    assert.equal(response.status, 200);
+    document = (await response.json()) as Document;
+  });
+  after(() => server.close());
+
+  test('every operation is secured by an admin token and documents 401 and 429', () => {
+    assert.deepEqual(document.servers, [{ url: '/admin/v1', description: 'This server' }]);
+    assert.deepEqual(Object.keys(document.components.securitySchemes), ['adminToken']);
+    const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
+    // Written out: the document is built from the contract, so comparing with it could not fail.
+    assert.deepEqual(operations.map((operation) => operation.operationId).sort(), [
+      'createApiKey',
+      'getApiKey',
+      'getApiKeyHead',
+      'listApiKeys',
+      'listApiKeysHead',
+      'listAuditEvents',
+      'listAuditEventsHead',
+      'revokeApiKey',
+      'rotateApiKey',
+      'unbanApiKey',
+      'updateApiKey',
+    ]);
+    for (const operation of operations) {
+      assert.deepEqual(operation.security, [{ adminToken: [] }], operation.operationId);
+      for (const status of ['401', '429', '500'])
+        assert.ok(operation.responses[status], `${operation.operationId} ${status}`);
+    }
+    assert.doesNotMatch(JSON.stringify(document.components.schemas), /digest/);
+  });
+
+  test('every documented operation is served, and every served /admin/v1 route is documented', () => {
+    const documented = new Set(
+      Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} /admin/v1${toRoutePath(path)}`),
+      ),
+    );
+    const served = new Set(
+      server.server.app.servedRoutes
+        .filter((route) => route.url.startsWith('/admin/v1') && route.config?.methodNotAllowed !== true)
+        .map((route) => `${route.method} ${route.url}`),
+    );
+    assert.deepEqual([...served].sort(), [...documented].sort());
   });
 });

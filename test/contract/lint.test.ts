@@ -23,30 +23,32 @@ class OfflineResolver extends BaseResolver {
 const describeProblem = (problem: NormalizedProblem) =>
   `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location.map((at) => at.pointer).join(', ')}`;
 
-describe('the served OpenAPI document passes the recommended lint rules', () => {
-  let server: TestServer;
-  let problems: NormalizedProblem[];
-  before(async () => {
-    server = await startTestServer();
-    const response = await fetch(`${server.url}/openapi.json`);
-    assert.equal(response.status, 200);
-    const externalRefResolver = new OfflineResolver();
-    // Only the built-in `recommended` ruleset: no config file is looked for, no plugin is loaded.
-    const config = await createConfig({ extends: ['recommended'] }, { externalRefResolver });
-    problems = await lintFromString({
-      source: await response.text(),
-      absoluteRef: `${server.url}/openapi.json`,
-      config,
-      externalRefResolver,
+for (const path of ['/openapi.json', '/admin/openapi.json']) {
+  describe(`the served OpenAPI document ${path} passes the recommended lint rules`, () => {
+    let server: TestServer;
+    let problems: NormalizedProblem[];
+    before(async () => {
+      server = await startTestServer();
+      const response = await fetch(`${server.url}${path}`);
+      assert.equal(response.status, 200);
+      const externalRefResolver = new OfflineResolver();
+      // Only the built-in `recommended` ruleset: no config file is looked for, no plugin is loaded.
+      const config = await createConfig({ extends: ['recommended'] }, { externalRefResolver });
+      problems = await lintFromString({
+        source: await response.text(),
+        absoluteRef: `${server.url}${path}`,
+        config,
+        externalRefResolver,
+      });
+    });
+    after(() => server.close());
+
+    test('no errors', () => {
+      assert.deepEqual(problems.filter((problem) => problem.severity === 'error').map(describeProblem), []);
+    });
+
+    test('no warnings', () => {
+      assert.deepEqual(problems.filter((problem) => problem.severity === 'warn').map(describeProblem), []);
     });
   });
-  after(() => server.close());
-
-  test('no errors', () => {
-    assert.deepEqual(problems.filter((problem) => problem.severity === 'error').map(describeProblem), []);
-  });
-
-  test('no warnings', () => {
-    assert.deepEqual(problems.filter((problem) => problem.severity === 'warn').map(describeProblem), []);
-  });
-});
+}

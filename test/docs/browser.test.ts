@@ -169,6 +169,24 @@ describe('the reference page in a real browser', () => {
     }
   });
 
+  test('the admin API has a reference of its own, linked from the API reference', async () => {
+    assert.equal(
+      (await page.locator('a[href="/docs/admin"]').count()) > 0,
+      true,
+      'a link to the admin reference',
+    );
+    const admin = await browser.newPage();
+    try {
+      await watch(admin, new URL(server.url).origin, failures);
+      await openDocs(admin, `${server.url}/docs/admin`);
+      assert.match(await shownText(admin, operation('Keys', 'createApiKey')), /Create an API key/);
+      assert.match(await shownText(admin, operation('Keys', 'rotateApiKey')), /Rotate an API key/);
+      assert.match(await shownText(admin, operation('Audit', 'listAuditEvents')), /List audit events/);
+    } finally {
+      await admin.close();
+    }
+  });
+
   test('nothing failed and nothing outside the server was asked for', () => {
     assert.deepEqual(failures, []);
   });

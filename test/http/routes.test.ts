@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Operation } from '../../src/contract/index.js';
+import { type ApiDescription, type Operation, PARAMETER_SCHEMAS, SCHEMAS } from '../../src/contract/index.js';
 import { type PreparedHandler, registerOperations, sendPrepared } from '../../src/http/index.js';
 
 /** An operation of a made-up contract, answered from a prepared body. */
@@ -26,7 +26,13 @@ async function appWith(operation: Operation, before: (scope: FastifyInstance) =>
   const app = Fastify();
   await app.register(async (scope) => {
     before(scope);
-    registerOperations(scope, { [operation.operationId]: prepared }, [operation]);
+    const api: ApiDescription = {
+      prefix: '',
+      operations: [operation],
+      schemas: SCHEMAS,
+      parameters: PARAMETER_SCHEMAS,
+    };
+    registerOperations(scope, api, { [operation.operationId]: prepared });
   });
   await app.ready();
   return app;

@@ -234,6 +234,10 @@ const TARGETS: Record<
     query.map((q) => `/v1/store/orders${q}`),
   ),
   placeOrder: requestFor(fc.constant('POST'), fc.constant('/v1/store/orders'), BODIES.order),
+  getKey: requestFor(
+    fc.constant('GET'),
+    query.map((q) => `/v1/key${q}`),
+  ),
   'other methods': requestFor(
     fc.constantFrom('PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'),
     fc.constantFrom('/v1/categories', '/v1/pets', '/v1/pets/1', '/v1/store/orders', '/v1/nowhere'),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FakeClock } from '../../src/clock/index.js';
 import { DEFAULT_RATE_LIMIT_POLICY } from '../../src/config/index.js';
+import { SCOPES } from '../../src/contract/index.js';
 import type { ApiKeyRecord, Plan } from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
 import {
@@ -28,6 +29,11 @@ function keyOf(plan: Plan, limits: Limits | null = null): ApiKeyRecord {
     revokedAt: null,
     unbannedAt: null,
     bannedUntil: null,
+    scopes: SCOPES,
+    expiresAt: null,
+    replacedBy: null,
+    budgetId: `key_${plan}`,
+    lastUsedAt: null,
   };
 }
 
@@ -160,7 +166,7 @@ describe('bans', () => {
   test('60 refusals in one window ban the key for 15 minutes; other keys are unaffected; the ban ends on time', () => {
     const { clock, hit } = setup('2026-03-10T12:00:00.000Z');
     const free = keyOf('free');
-    const other = { ...keyOf('free'), id: 'key_other' };
+    const other = { ...keyOf('free'), id: 'key_other', budgetId: 'key_other' };
     for (let i = 0; i < 60; i += 1) assert.equal(hit(free).kind, 'allowed');
     for (let i = 1; i <= 60; i += 1) {
       clock.advance(100);
@@ -204,7 +210,7 @@ describe('bans', () => {
     const free = keyOf('free');
     for (let i = 0; i < 121; i += 1) hit(free);
     assert.equal(hit(free).kind, 'banned');
-    await limiter.unban(free.id);
+    await limiter.unban(free);
     assert.equal(hit(free).kind, 'limited', 'the window is still exhausted, but the ban is gone');
   });
 });

@@ -103,11 +103,15 @@ for (const backend of BACKENDS) {
 
     test('the document declares bearerAuth and 401 on every operation', async () => {
       const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
-        paths: Record<string, Record<string, { security: unknown; responses: Record<string, unknown> }>>;
+        paths: Record<
+          string,
+          Record<string, { security: { bearerAuth?: string[] }[]; responses: Record<string, unknown> }>
+        >;
       };
       for (const item of Object.values(document.paths)) {
         for (const operation of Object.values(item)) {
-          assert.deepEqual(operation.security, [{ bearerAuth: [] }]);
+          assert.equal(operation.security.length, 1);
+          assert.ok(Array.isArray(operation.security[0]?.bearerAuth));
           assert.ok(operation.responses['401']);
         }
       }

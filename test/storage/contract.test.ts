@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import type { AuditEntry } from '../../src/audit/index.js';
+import { SCOPES } from '../../src/contract/index.js';
 import type { ApiKeyRecord } from '../../src/keys/index.js';
 import {
   createStorage,
@@ -20,6 +22,8 @@ interface Fresh {
   config: StorageConfig;
   /** A read-only query on a connection of its own: what another process would see. */
   read<T>(sql: string): Promise<T[]>;
+  /** A statement on a connection of its own, outside the storage under test. */
+  write(sql: string): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -37,6 +41,14 @@ const BACKENDS: Record<'sqlite' | 'postgres', () => Promise<Fresh>> = {
           db.close();
         }
       },
+      async write(sql: string) {
+        const db = new Sqlite(file);
+        try {
+          db.prepare(sql).run();
+        } finally {
+          db.close();
+        }
+      },
       drop: async () => remove(),
     };
   },
@@ -49,6 +61,15 @@ const BACKENDS: Record<'sqlite' | 'postgres', () => Promise<Fresh>> = {
         await client.connect();
         try {
           return (await client.query(sql)).rows as T[];
+        } finally {
+          await client.end();
+        }
+      },
+      async write(sql: string) {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          await client.query(sql);
         } finally {
           await client.end();
         }
@@ -85,9 +106,23 @@ function keyRecord(id: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRec
     revokedAt: null,
     unbannedAt: null,
     bannedUntil: null,
+    scopes: SCOPES,
+    expiresAt: null,
+    replacedBy: null,
+    budgetId: id,
+    lastUsedAt: null,
     ...overrides,
   };
 }
+
+/** An audit entry for a change in these tests. */
+const audited = (action: AuditEntry['action'], target: string): AuditEntry => ({
+  at: new Date().toISOString(),
+  actor: 'cli',
+  action,
+  target,
+  details: { test: true },
+});
 
 for (const [kind, fresh] of Object.entries(BACKENDS)) {
   describe(`the Storage contract (${kind})`, () => {
@@ -247,22 +282,53 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
 
     test('api keys: insert, list, revoke once, unban, bans recorded; the version follows every change', async () => {
       const version = await storage.apiKeys.version();
-      await storage.apiKeys.insert(keyRecord('key_contract1'));
+      await storage.apiKeys.insert(keyRecord('key_contract1'), audited('key.created', 'key_contract1'));
       assert.ok((await storage.apiKeys.version()) > version);
       assert.equal(
-        await storage.apiKeys.insertFirst(keyRecord('key_contract2')),
+        await storage.apiKeys.insertFirst(
+          keyRecord('key_contract2'),
+          audited('key.created', 'key_contract2'),
+        ),
         false,
         'keys exist already',
       );
-      assert.equal(await storage.apiKeys.revoke('key_contract1', '2026-12-01T00:00:00.000Z'), true);
-      assert.equal(await storage.apiKeys.revoke('key_contract1', '2026-12-02T00:00:00.000Z'), true);
-      assert.equal(await storage.apiKeys.revoke('key_nobody', '2026-12-01T00:00:00.000Z'), false);
+      assert.equal(
+        await storage.apiKeys.revoke(
+          'key_contract1',
+          '2026-12-01T00:00:00.000Z',
+          audited('key.revoked', 'key_contract1'),
+        ),
+        true,
+      );
+      assert.equal(
+        await storage.apiKeys.revoke(
+          'key_contract1',
+          '2026-12-02T00:00:00.000Z',
+          audited('key.revoked', 'key_contract1'),
+        ),
+        true,
+      );
+      assert.equal(
+        await storage.apiKeys.revoke(
+          'key_nobody',
+          '2026-12-01T00:00:00.000Z',
+          audited('key.revoked', 'key_nobody'),
+        ),
+        false,
+      );
       await storage.apiKeys.recordBan('key_contract1', '2026-12-01T00:15:00.000Z');
-      let listed = (await storage.apiKeys.list()).find((record) => record.id === 'key_contract1');
+      let listed = await storage.apiKeys.get('key_contract1');
       assert.equal(listed?.revokedAt, '2026-12-01T00:00:00.000Z', 'the first revocation stands');
       assert.equal(listed?.bannedUntil, '2026-12-01T00:15:00.000Z');
       const beforeUnban = await storage.apiKeys.version();
-      assert.equal(await storage.apiKeys.unban('key_contract1', '2026-12-01T00:05:00.000Z'), true);
+      assert.equal(
+        await storage.apiKeys.unban(
+          'key_contract1',
+          '2026-12-01T00:05:00.000Z',
+          audited('key.unbanned', 'key_contract1'),
+        ),
+        true,
+      );
       assert.ok((await storage.apiKeys.version()) > beforeUnban);
       listed = (await storage.apiKeys.list()).find((record) => record.id === 'key_contract1');
       assert.equal(listed?.unbannedAt, '2026-12-01T00:05:00.000Z');
@@ -270,6 +336,199 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
       assert.equal(
         (await storage.apiKeys.list()).some((record) => record.id === 'key_contract2'),
         false,
+      );
+      // What changed was audited, once each: the second revocation changed nothing.
+      const actions = (await storage.audit.list({ after: 0, limit: 100, target: 'key_contract1' })).map(
+        (event) => event.action,
+      );
+      assert.deepEqual(actions, ['key.created', 'key.revoked', 'key.unbanned']);
+      assert.deepEqual(await storage.audit.list({ after: 0, limit: 100, target: 'key_nobody' }), []);
+    });
+
+    test('api keys: a change sets only what it names; a revoked key is not changed', async () => {
+      await storage.apiKeys.insert(
+        keyRecord('key_contract3', { plan: 'enterprise', limits: { perMinute: 5, perDay: 50 } }),
+        audited('key.created', 'key_contract3'),
+      );
+      const changed = await storage.apiKeys.update(
+        'key_contract3',
+        { name: 'renamed', scopes: ['pets:read'], expiresAt: '2030-01-01T00:00:00.000Z' },
+        audited('key.updated', 'key_contract3'),
+      );
+      assert.equal(changed?.name, 'renamed');
+      assert.deepEqual(changed?.scopes, ['pets:read']);
+      assert.equal(changed?.expiresAt, '2030-01-01T00:00:00.000Z');
+      assert.deepEqual(changed?.limits, { perMinute: 5, perDay: 50 }, 'what the change does not name stays');
+      const cleared = await storage.apiKeys.update(
+        'key_contract3',
+        { plan: 'pro', limits: null, expiresAt: null },
+        audited('key.updated', 'key_contract3'),
+      );
+      assert.equal(cleared?.plan, 'pro');
+      assert.equal(cleared?.limits, null);
+      assert.equal(cleared?.expiresAt, null);
+      await storage.apiKeys.revoke(
+        'key_contract3',
+        '2026-12-01T00:00:00.000Z',
+        audited('key.revoked', 'key_contract3'),
+      );
+      assert.equal(
+        await storage.apiKeys.update(
+          'key_contract3',
+          { name: 'again' },
+          audited('key.updated', 'key_contract3'),
+        ),
+        undefined,
+      );
+      assert.equal((await storage.apiKeys.get('key_contract3'))?.name, 'renamed');
+    });
+
+    test('api keys: a rotation inserts the successor and ends the old key in one step; budgets are shared', async () => {
+      await storage.apiKeys.insert(keyRecord('key_contract4'), audited('key.created', 'key_contract4'));
+      const successor = keyRecord('key_contract5', { budgetId: 'key_contract4', digest: 'digest-successor' });
+      const ends = '2026-12-02T00:00:00.000Z';
+      assert.equal(
+        await storage.apiKeys.rotate(
+          'key_contract4',
+          successor,
+          ends,
+          audited('key.rotated', 'key_contract4'),
+        ),
+        true,
+      );
+      const old = await storage.apiKeys.get('key_contract4');
+      assert.equal(old?.expiresAt, ends);
+      assert.equal(old?.replacedBy, 'key_contract5');
+      assert.equal((await storage.apiKeys.get('key_contract5'))?.budgetId, 'key_contract4');
+      // A ban is the budget's: recorded on and lifted from both keys at once.
+      await storage.apiKeys.recordBan('key_contract4', '2026-12-01T00:30:00.000Z');
+      assert.equal((await storage.apiKeys.get('key_contract5'))?.bannedUntil, '2026-12-01T00:30:00.000Z');
+      await storage.apiKeys.unban(
+        'key_contract5',
+        '2026-12-01T00:10:00.000Z',
+        audited('key.unbanned', 'key_contract5'),
+      );
+      assert.equal((await storage.apiKeys.get('key_contract4'))?.bannedUntil, null);
+      // A revoked key is not rotated.
+      await storage.apiKeys.revoke(
+        'key_contract5',
+        '2026-12-01T00:00:00.000Z',
+        audited('key.revoked', 'key_contract5'),
+      );
+      const another = keyRecord('key_contract6', { digest: 'digest-another' });
+      assert.equal(
+        await storage.apiKeys.rotate('key_contract5', another, ends, audited('key.rotated', 'key_contract5')),
+        false,
+      );
+      assert.equal(await storage.apiKeys.get('key_contract6'), undefined);
+    });
+
+    test('admin tokens: insert, list, revoke once, each audited; the version follows', async () => {
+      const version = await storage.apiKeys.version();
+      const token = {
+        id: 'adm_contract1',
+        name: 'dashboard',
+        prefix: 'ps_admin_abcd',
+        digest: 'digest-admin',
+        createdAt: new Date().toISOString(),
+        revokedAt: null,
+      };
+      await storage.adminTokens.insert(token, audited('admin_token.created', token.id));
+      assert.ok((await storage.apiKeys.version()) > version);
+      assert.deepEqual(
+        (await storage.adminTokens.list()).find((listed) => listed.id === token.id),
+        token,
+      );
+      assert.equal(
+        await storage.adminTokens.revoke(
+          token.id,
+          '2026-12-01T00:00:00.000Z',
+          audited('admin_token.revoked', token.id),
+        ),
+        true,
+      );
+      assert.equal(
+        await storage.adminTokens.revoke(
+          token.id,
+          '2026-12-02T00:00:00.000Z',
+          audited('admin_token.revoked', token.id),
+        ),
+        true,
+      );
+      assert.equal(
+        await storage.adminTokens.revoke(
+          'adm_nobody',
+          '2026-12-01T00:00:00.000Z',
+          audited('admin_token.revoked', 'adm_nobody'),
+        ),
+        false,
+      );
+      const actions = (await storage.audit.list({ after: 0, limit: 10, target: token.id })).map(
+        (event) => event.action,
+      );
+      assert.deepEqual(actions, ['admin_token.created', 'admin_token.revoked']);
+    });
+
+    test('the audit record is append-only: the database itself refuses to change or delete it', async () => {
+      const events = await storage.audit.list({ after: 0, limit: 1 });
+      assert.ok(events.length === 1);
+      for (const sql of ["UPDATE audit_events SET actor = 'someone else'", 'DELETE FROM audit_events']) {
+        await assert.rejects(database.write(sql), /append-only/, sql);
+      }
+      assert.deepEqual(await storage.audit.list({ after: 0, limit: 1 }), events);
+    });
+
+    test('usage is added, never overwritten: two flushes of one day sum', async () => {
+      await storage.apiKeys.insert(keyRecord('key_usage1'), audited('key.created', 'key_usage1'));
+      const day = {
+        keyId: 'key_usage1',
+        day: '2026-12-01',
+        success: 3,
+        clientErrors: 1,
+        rateLimited: 0,
+        serverErrors: 0,
+      };
+      await Promise.all([
+        storage.usage.add({
+          days: [day],
+          lastUsed: [{ keyId: 'key_usage1', at: '2026-12-01T10:00:00.000Z' }],
+          deprecated: [],
+        }),
+        storage.usage.add({
+          days: [{ ...day, success: 2, rateLimited: 4 }],
+          lastUsed: [{ keyId: 'key_usage1', at: '2026-12-01T09:00:00.000Z' }],
+          deprecated: [
+            {
+              keyId: 'key_usage1',
+              operationId: 'getPetById',
+              calls: 2,
+              lastCalledAt: '2026-12-01T09:00:00.000Z',
+            },
+          ],
+        }),
+      ]);
+      await storage.usage.add({
+        days: [],
+        lastUsed: [],
+        deprecated: [
+          {
+            keyId: 'key_usage1',
+            operationId: 'getPetById',
+            calls: 1,
+            lastCalledAt: '2026-12-01T08:00:00.000Z',
+          },
+        ],
+      });
+      assert.deepEqual(await storage.usage.days('key_usage1', '2026-11-25'), [
+        { day: '2026-12-01', success: 5, clientErrors: 2, rateLimited: 4, serverErrors: 0 },
+      ]);
+      assert.deepEqual(await storage.usage.deprecated('key_usage1'), [
+        { operationId: 'getPetById', calls: 3, lastCalledAt: '2026-12-01T09:00:00.000Z' },
+      ]);
+      assert.equal(
+        (await storage.apiKeys.get('key_usage1'))?.lastUsedAt,
+        '2026-12-01T10:00:00.000Z',
+        'the latest use stands',
       );
     });
 
@@ -299,7 +558,10 @@ describe('the Storage contract, on a fresh database each', () => {
       t.after(() => Promise.all(stores.map((store) => store.close())));
       const inserted = await Promise.all(
         stores.flatMap((store, index) =>
-          [0, 1].map((attempt) => store.apiKeys.insertFirst(keyRecord(`key_first${index}${attempt}`))),
+          [0, 1].map((attempt) => {
+            const id = `key_first${index}${attempt}`;
+            return store.apiKeys.insertFirst(keyRecord(id), audited('key.created', id));
+          }),
         ),
       );
       assert.equal(inserted.filter(Boolean).length, 1);

@@ -27,7 +27,7 @@ export async function createKey(
 export async function startFleet(offsets: number[]) {
   const backend = await backendEnvironment(POSTGRES_REDIS, '');
   // info: spawnServer waits for the line that says where the server listens.
-  const env = { ...backend.env, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4' };
+  const env: Record<string, string> = { ...backend.env, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4' };
   // Migrate once first; the instances then start at once (their migrations find nothing to do).
   assert.equal((await runCli(['migrate'], env)).code, 0);
   const started = await Promise.allSettled(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { OperationId } from '../../src/contract/index.js';
+import { type OperationId, SCOPES } from '../../src/contract/index.js';
 import { generateKey } from '../../src/keys/index.js';
 import { assertError, assertRateLimitHeaders } from './assertions.js';
 import type { JsonResponse, TestServer } from './server.js';
@@ -11,6 +11,10 @@ export interface ProtectedRoute {
   path: string;
   /** A valid body for the route, if it takes one. */
   body?: unknown;
+  /** The scope a key needs for it, as the document says; none for reading one's own key. */
+  scope?: string;
+  /** Whether it spends quota, as the document says (`x-counts-against-quota`). */
+  spendsQuota?: boolean;
 }
 
 /** A valid request for each operation, given ids made for the suite: a new operation fails to compile here. */
@@ -25,6 +29,7 @@ const SAMPLES: Record<
   getPetById: ({ petId }) => ({ path: `/v1/pets/${petId}` }),
   listOrders: () => ({ path: '/v1/store/orders' }),
   placeOrder: ({ spareId }) => ({ path: '/v1/store/orders', body: { petId: spareId, quantity: 1 } }),
+  getKey: () => ({ path: '/v1/key' }),
 };
 
 /**
@@ -33,7 +38,13 @@ const SAMPLES: Record<
  */
 export async function protectedRoutes(server: TestServer): Promise<ProtectedRoute[]> {
   const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
-    paths: Record<string, Record<string, { operationId: string }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        { operationId: string; security: { bearerAuth: string[] }[]; 'x-counts-against-quota'?: boolean }
+      >
+    >;
   };
   const category = await server.post('/v1/categories', { name: 'Suite' });
   const categoryId = (category.body as { id: number }).id;
@@ -46,7 +57,13 @@ export async function protectedRoutes(server: TestServer): Promise<ProtectedRout
       const operationId = (method === 'head' ? item.get : operation)?.operationId as OperationId;
       const sample = SAMPLES[operationId](ids);
       assert.equal(sample.path.replace(/\/\d+$/, '/{petId}'), `/v1${path}`, operationId);
-      return { method: method.toUpperCase(), ...sample };
+      const scope = operation.security[0]?.bearerAuth[0];
+      return {
+        method: method.toUpperCase(),
+        ...sample,
+        ...(scope === undefined ? {} : { scope }),
+        spendsQuota: operation['x-counts-against-quota'] !== false,
+      };
     }),
   );
 }
@@ -60,8 +77,15 @@ export function breakChecksum(key: string): string {
 
 type Credential = (server: TestServer) => Promise<Record<string, string>>;
 
+/** The RFC 6750 challenge of each 401. */
+const CHALLENGES = {
+  missing_api_key: 'Bearer realm="petstore"',
+  invalid_api_key: 'Bearer realm="petstore", error="invalid_token"',
+  api_key_expired: 'Bearer realm="petstore", error="invalid_token", error_description="The API key expired"',
+} as const;
+
 /** The cases every protected route must refuse with 401, and the code each must give. */
-export const REFUSED_CREDENTIALS: [string, 'missing_api_key' | 'invalid_api_key', Credential][] = [
+export const REFUSED_CREDENTIALS: [string, keyof typeof CHALLENGES, Credential][] = [
   ['no key', 'missing_api_key', async () => ({ authorization: '' })],
   ['another scheme', 'missing_api_key', async (server) => ({ authorization: `Basic ${server.key}` })],
   ['an empty bearer token', 'missing_api_key', async () => ({ authorization: 'Bearer ' })],
@@ -89,6 +113,17 @@ export const REFUSED_CREDENTIALS: [string, 'missing_api_key' | 'invalid_api_key'
     'a staging key on production',
     'invalid_api_key',
     async () => ({ authorization: `Bearer ${generateKey('staging')}` }),
+  ],
+  [
+    'an expired key',
+    'api_key_expired',
+    async (server) => {
+      // Stored as it would be a second after its expiry: no command makes a key that is already expired.
+      const key = await server.insertKey({
+        expiresAt: new Date(server.deps.clock.now() - 1_000).toISOString(),
+      });
+      return { authorization: `Bearer ${key}` };
+    },
   ],
 ];
 
@@ -130,23 +165,40 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
           const response = await send(server, route, await credential(server));
           assertAnswer(route, response, 401, code);
           assertRateLimitHeaders(response);
+          assert.equal(response.headers.get('www-authenticate'), CHALLENGES[code]);
+        });
+      }
+      if (route.scope !== undefined) {
+        const scope = route.scope;
+        await t.test(`${route.method} ${route.path}: a key without ${scope} gets 403`, async () => {
+          const { key } = await server.createKey({
+            plan: 'pro',
+            scopes: SCOPES.filter((other) => other !== scope),
+          });
+          const response = await send(server, route, { authorization: `Bearer ${key}` });
+          assertAnswer(route, response, 403, 'insufficient_scope');
+          assertRateLimitHeaders(response);
           assert.equal(
             response.headers.get('www-authenticate'),
-            code === 'missing_api_key'
-              ? 'Bearer realm="petstore"'
-              : 'Bearer realm="petstore", error="invalid_token"',
+            `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"`,
           );
         });
       }
-      await t.test(`${route.method} ${route.path}: a key over its limit gets 429`, async () => {
+      await t.test(`${route.method} ${route.path}: a key over its limit is refused, or told so`, async () => {
         // One request a day: the second is refused whatever minute it falls in.
         const { key } = await server.createKey({ plan: 'enterprise', limits: { perMinute: 1, perDay: 1 } });
         const authorization = { authorization: `Bearer ${key}` };
         await send(server, { method: 'GET', path: '/v1/categories' }, authorization);
         const response = await send(server, route, authorization);
+        assertRateLimitHeaders(response);
+        if (route.spendsQuota === false) {
+          // Reading one's own key spends nothing, and answers while the key is limited.
+          assert.equal(response.status, 200);
+          assert.equal(response.headers.get('x-ratelimit-remaining'), '0');
+          return;
+        }
         assertAnswer(route, response, 429, 'rate_limit_exceeded');
         assert.match(response.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
-        assertRateLimitHeaders(response);
       });
       await t.test(`${route.method} ${route.path}: the valid key passes`, async () => {
         const response = await send(server, route, {});

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
+import { createAdminTokenManager } from '../../src/admin/index.js';
 import {
   type AppDeps,
   type ComposeOptions,
@@ -12,7 +13,15 @@ import {
   startServer,
 } from '../../src/app/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import { type CreateKeyInput, createKeyManager } from '../../src/keys/index.js';
+import { SCOPES } from '../../src/contract/index.js';
+import {
+  type ApiKeyRecord,
+  type CreateKeyInput,
+  createKeyManager,
+  generateKey,
+  keyDigest,
+  randomBase62,
+} from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { Sqlite } from '../../src/storage/index.js';
 import { type Backend, backendEnvironment, SQLITE_MEMORY } from './backends.js';
@@ -37,8 +46,17 @@ export interface TestServer {
   storedText(): Promise<string>;
   /** Creates a key in the server's store and makes the running server see it at once. */
   createKey(input: CreateKeyInput): Promise<{ id: string; key: string }>;
+  /**
+   * Stores a `pro` key with the given fields as they are, past the checks of the key manager (an expiry in
+   * the past, say), and makes the running server see it; returns the key.
+   */
+  insertKey(fields: Partial<ApiKeyRecord>): Promise<string>;
   /** Revokes a key and makes the running server see it at once. */
   revokeKey(id: string): Promise<void>;
+  /** Creates an admin token (as `petstore admin-tokens create` does) and makes the running server see it. */
+  createAdminToken(name?: string): Promise<{ id: string; token: string }>;
+  /** A request to the admin API with `Authorization: Bearer <token>`; `path` is below `/admin/v1`. */
+  admin(token: string, path: string, init?: RequestInitLike & { json?: unknown }): Promise<JsonResponse>;
   /** A request to a path of this server, with `Authorization: Bearer <key>` unless headers say otherwise. */
   call(pathAndQuery: string, init?: RequestInitLike): Promise<JsonResponse>;
   /** POSTs a JSON body with the key. */
@@ -96,6 +114,49 @@ export async function startTestServer(
   }
   const { key } = await createKey({ plan: 'pro', name: 'test' });
 
+  const adminTokens = createAdminTokenManager({ adminTokens: deps.storage.adminTokens, clock: deps.clock });
+  async function createAdminToken(name?: string) {
+    const { record, token } = await adminTokens.create(name);
+    issuedKeys.push(token);
+    await deps.adminAuthenticator.refresh();
+    return { id: record.id, token };
+  }
+
+  async function insertKey(fields: Partial<ApiKeyRecord>) {
+    const raw = generateKey(config.env);
+    const id = `key_${randomBase62(12)}`;
+    const record: ApiKeyRecord = {
+      id,
+      name: 'inserted',
+      plan: 'pro',
+      limits: null,
+      scopes: SCOPES,
+      env: config.env,
+      prefix: raw.slice(0, 12),
+      digest: keyDigest(raw),
+      createdAt: new Date(deps.clock.now()).toISOString(),
+      expiresAt: null,
+      revokedAt: null,
+      replacedBy: null,
+      budgetId: id,
+      unbannedAt: null,
+      bannedUntil: null,
+      lastUsedAt: null,
+      ...fields,
+    };
+    const audit = {
+      at: record.createdAt,
+      actor: 'test',
+      action: 'key.created' as const,
+      target: id,
+      details: {},
+    };
+    await deps.storage.apiKeys.insert(record, audit);
+    issuedKeys.push(raw);
+    await deps.authenticator.refresh();
+    return raw;
+  }
+
   const call = (pathAndQuery: string, init: RequestInitLike = {}) =>
     request(`${server.url}${pathAndQuery}`, {
       ...init,
@@ -139,6 +200,10 @@ export async function startTestServer(
         'orders',
         'api_keys',
         'api_keys_version',
+        'admin_tokens',
+        'audit_events',
+        'key_usage',
+        'key_deprecated_calls',
         'idempotency_records',
         'schema_migrations',
       ];
@@ -152,10 +217,22 @@ export async function startTestServer(
     key,
     issuedKeys,
     createKey,
+    insertKey,
     async revokeKey(id) {
       await manager.revoke(id);
       await deps.authenticator.refresh();
     },
+    createAdminToken,
+    admin: (token, path, { json, ...init } = {}) =>
+      request(`${server.url}/admin/v1${path}`, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...init.headers,
+        },
+        ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+      }),
     call,
     post: (pathAndQuery, body, headers = {}) =>
       call(pathAndQuery, {
