@@ -1,3 +1,4 @@
+export { type AnswerListener, onAnswer } from './answered.js';
 export {
   handleClientError,
   handleFrameworkError,

@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * costs about 1 us a request more on the hottest route (bench/run.ts, GET /v1/categories), where the whole
  * budget is about 10 us above a bare `node:http` server. The price is that the route's `onSend` hooks do
  * not run (`onResponse` hooks do), so only a `PreparedHandler` answers this way, and registration refuses
- * one whose route has such hooks (routes.ts). HEAD goes through `reply.send`, which runs them, drops the
+ * one whose route has such hooks (routes.ts); the scope's answer listener (answered.ts) is told here. HEAD goes through `reply.send`, which runs them, drops the
  * body and keeps Content-Length: test/categories/categories.test.ts holds the two answers' headers equal.
  */
 export function sendPrepared(
@@ -27,5 +27,6 @@ export function sendPrepared(
   for (const name in headers) all[name] = headers[name];
   all['content-length'] = String(body.length);
   reply.raw.writeHead(200, all).end(body);
+  request.server.answered?.(request, 200);
   return undefined;
 }

@@ -49,7 +49,8 @@ export function registerValidators(app: FastifyInstance): void {
     removeAdditional: false,
     useDefaults: true,
     strict: false,
-    formats: { int32: true, int64: true },
+    // Formats are annotations: the contract checks what it needs with a pattern (dates) or a type.
+    formats: { int32: true, int64: true, 'date-time': true },
     // Errors carry their schema, so a pattern's message can show the schema's example.
     verbose: true,
   } as const;

@@ -126,9 +126,19 @@ export function createUsageRecorder(deps: {
     return flushing;
   };
 
+  /** The day of the last count, kept: formatting a date costs more than the rest of a count. */
+  let today = { start: 0, end: 0, day: '' };
+  const dayOfNow = (now: number) => {
+    if (now < today.start || now >= today.end) {
+      const start = now - (now % DAY_MS);
+      today = { start, end: start + DAY_MS, day: dayOf(now) };
+    }
+    return today.day;
+  };
+
   return {
     record(keyId, status, now) {
-      const day = dayOf(now);
+      const day = dayOfNow(now);
       let byDay = days.get(keyId);
       if (byDay === undefined) {
         byDay = new Map();
