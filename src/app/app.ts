@@ -4,6 +4,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
+import { registerAccessLog } from '../access-log/index.js';
 import { createAccountHandlers } from '../account/index.js';
 import { type AdminAuthenticator, createAdminHandlers, identifyAdmin, requireAdmin } from '../admin/index.js';
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
@@ -51,10 +52,10 @@ import {
   requireScope,
 } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
-import type { Metrics } from '../metrics/index.js';
+import { type Metrics, registerRequestMetrics } from '../metrics/index.js';
 import { createOrderHandlers } from '../orders/index.js';
 import { createPetHandlers } from '../pets/index.js';
-import { type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
+import { type Decision, type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
 import type { Storage } from '../storage/index.js';
 import { registerUsage, type UsageRecorder } from '../usage/index.js';
 import { registerDeprecation } from '../versioning/index.js';
@@ -88,6 +89,18 @@ interface Stage<H> {
   register(scope: FastifyInstance, deps: StageDeps<H>): void;
 }
 
+/** Counts rate-limit decisions by outcome: those on requests without a credential are `anonymous`. */
+function countDecisions(metrics: Metrics, identified: (request: FastifyRequest) => boolean) {
+  const outcomes = {
+    allowed: metrics.rateLimitDecisions.labels({ outcome: 'allowed' }),
+    limited: metrics.rateLimitDecisions.labels({ outcome: 'limited' }),
+    banned: metrics.rateLimitDecisions.labels({ outcome: 'banned' }),
+    anonymous: metrics.rateLimitDecisions.labels({ outcome: 'anonymous' }),
+  };
+  return (request: FastifyRequest, decision: Decision) =>
+    (identified(request) ? outcomes[decision.kind] : outcomes.anonymous).inc();
+}
+
 /** Whether the request's operation spends quota; reading one's own key does not. */
 const spendsQuota = (request: FastifyRequest) =>
   (request.routeOptions.config as RouteConfig).countsAgainstQuota !== false;
@@ -108,13 +121,16 @@ const API_STAGES: readonly Stage<OperationHandlers>[] = [
   },
   {
     does: 'counts the request, by key or by address for strangers, and puts the rate-limit headers on',
-    register: (scope, { limiter }) =>
-      registerRateLimit(scope, (request) =>
-        request.apiKey === null
-          ? limiter.forAddress(request.ip)
-          : spendsQuota(request)
-            ? limiter.forKey(request.apiKey)
-            : limiter.peekKey(request.apiKey),
+    register: (scope, { limiter, metrics }) =>
+      registerRateLimit(
+        scope,
+        (request) =>
+          request.apiKey === null
+            ? limiter.forAddress(request.ip)
+            : spendsQuota(request)
+              ? limiter.forKey(request.apiKey)
+              : limiter.peekKey(request.apiKey),
+        countDecisions(metrics, (request) => request.apiKey !== null),
       ),
   },
   { does: 'refuses a request without a valid key with 401', register: (scope) => requireApiKey(scope) },
@@ -152,11 +168,14 @@ const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[]
   },
   {
     does: 'counts the request, by token or by address for strangers, and puts the rate-limit headers on',
-    register: (scope, { limiter }) =>
-      registerRateLimit(scope, (request) =>
-        request.adminToken === null
-          ? limiter.forAddress(request.ip)
-          : limiter.forAdminToken(request.adminToken.id),
+    register: (scope, { limiter, metrics }) =>
+      registerRateLimit(
+        scope,
+        (request) =>
+          request.adminToken === null
+            ? limiter.forAddress(request.ip)
+            : limiter.forAdminToken(request.adminToken.id),
+        countDecisions(metrics, (request) => request.adminToken !== null),
       ),
   },
   {
@@ -253,6 +272,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   recordServedRoutes(app);
   registerStandardHeaders(app);
+  registerRequestMetrics(app, metrics);
+  if (config.accessLog) registerAccessLog(app, { logger });
   // After the standard headers, before any route: redirects and 421s of custom domains, and the TLS ask check.
   registerDomains(app, {
     domains: deps.domains,

@@ -4,9 +4,9 @@ import { type Config, ConfigError, readConfigFile } from '../config/index.js';
 import { createDomainReloader, type DomainsConfig, parseDomains } from '../domains/index.js';
 import { createAuthenticator } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
-import { createMetrics } from '../metrics/index.js';
+import { createMetrics, type Metrics, timed } from '../metrics/index.js';
 import { createRateLimiter, createRateLimitStore, type RateLimitStore } from '../ratelimit/index.js';
-import { createStorage } from '../storage/index.js';
+import { createStorage, type Storage } from '../storage/index.js';
 import { createUsageRecorder } from '../usage/index.js';
 import type { AppDeps } from './app.js';
 
@@ -30,6 +30,30 @@ function readDomains(file: string): { value: DomainsConfig | undefined; problems
     : parseDomains(read.value.domains);
 }
 
+/** The repositories whose every call the storage histogram times, beside `create`. */
+const REPOSITORIES = [
+  'categories',
+  'pets',
+  'orders',
+  'apiKeys',
+  'adminTokens',
+  'audit',
+  'usage',
+  'idempotency',
+  'domains',
+] as const satisfies readonly (keyof Storage)[];
+
+/** Storage with its calls timed (`petstore_storage_call_duration_seconds`, labelled `pets.list`, `create`). */
+function timedStorage(storage: Storage, metrics: Metrics): Storage {
+  const outer = timed(storage, ['create', 'ping'], metrics.storageCalls);
+  for (const name of REPOSITORIES) {
+    Object.defineProperty(outer, name, {
+      value: timed(storage[name], 'all', metrics.storageCalls, `${name}.`),
+    });
+  }
+  return outer;
+}
+
 /** The composition root: builds every dependency of the app once, from the configuration. */
 export async function composeApp(
   config: Config,
@@ -43,7 +67,8 @@ export async function composeApp(
   }
   const clock = options.clock ?? clockOf(config);
   const metrics = createMetrics();
-  const storage = await createStorage(config.storage);
+  const storage = timedStorage(await createStorage(config.storage), metrics);
+  if (storage.poolStats !== undefined) metrics.watchPool(storage.poolStats);
   const store = options.rateLimitStore ?? createRateLimitStore(config.rateLimitStore, { logger, metrics });
   try {
     await store.connect();
@@ -63,6 +88,7 @@ export async function composeApp(
       apiKeys: storage.apiKeys,
       env: config.env,
       logger,
+      onReload: () => metrics.keyReloads.inc(),
       onUnban: (key) => limiter.unban(key),
     });
     await authenticator.start();

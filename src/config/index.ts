@@ -88,6 +88,18 @@ const EnvSchema = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
   ),
+  ACCESS_LOG: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description: 'on or off',
+  }),
+  CORS_ORIGINS: Type.Optional(
+    Type.String({
+      // `*`, or origins such as https://app.example.com or http://localhost:3000, comma-separated.
+      pattern: '^(\\*|https?://[A-Za-z0-9.-]+(:\\d{1,5})?( *, *https?://[A-Za-z0-9.-]+(:\\d{1,5})?)*)$',
+      description:
+        '*, or a comma-separated list of origins such as https://app.example.com (scheme, host and port only)',
+    }),
+  ),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -109,6 +121,10 @@ export interface Config {
    */
   publicUrls: PublicUrls;
   logLevel: string;
+  /** One JSON line per request through the logger (`ACCESS_LOG`, on by default). */
+  accessLog: boolean;
+  /** The origins browsers may call the API from: `*`, a list, or none (no CORS headers at all). */
+  corsOrigins: '*' | readonly string[];
   rateLimit: RateLimitPolicy;
   /** Where counters and bans live (this process, or Redis), and what to do when Redis is unreachable. */
   rateLimitStore: RateLimitStoreOptions;
@@ -186,6 +202,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     storage: parseDatabaseUrl(env.DATABASE_URL, Number(env.DATABASE_POOL_SIZE)),
     publicUrls,
     logLevel: env.LOG_LEVEL,
+    accessLog: env.ACCESS_LOG === 'on',
+    corsOrigins:
+      env.CORS_ORIGINS === undefined
+        ? []
+        : env.CORS_ORIGINS === '*'
+          ? '*'
+          : env.CORS_ORIGINS.split(',').map((origin) => origin.trim().toLowerCase()),
     rateLimit: rateLimitPolicy(file),
     rateLimitStore:
       env.REDIS_URL === undefined

@@ -54,6 +54,6 @@ export function registerHealth(
     return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify({ status, checks: report }));
   });
   app.get('/metrics', { onRequest: localOnly }, async (_request, reply) =>
-    reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render()),
+    reply.type(metrics.contentType).send(await metrics.render()),
   );
 }

@@ -1,4 +1,12 @@
+import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** `performance.now()` when the request arrived: the start of its duration in the log and the metrics. */
+    receivedAt: number;
+  }
+}
 
 /** The media type of every JSON answer. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -14,12 +22,15 @@ export const STANDARD_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Puts the standard headers and the request id on every answer before anything answers it; while the
+ * Notes when each request arrived, and puts the standard headers and the request id on every answer before
+ * anything answers it; while the
  * server drains, also `Connection: close`, so keep-alive clients reconnect (to another instance).
  */
 export function registerStandardHeaders(app: FastifyInstance): void {
   let closing = false;
+  app.decorateRequest('receivedAt', 0);
   app.addHook('onRequest', (request, reply, done) => {
+    request.receivedAt = performance.now();
     reply.header('x-request-id', request.id);
     // One by one from the constant: this runs on every request, and makes no object.
     for (const name in STANDARD_HEADERS) reply.header(name, STANDARD_HEADERS[name]);

@@ -17,6 +17,8 @@ export {
   type RouteConfig,
   recordServedRoutes,
   registerOperations,
+  routeTemplate,
+  toDocumentPath,
   toRoutePath,
 } from './routes.js';
 export { sendPrepared } from './send.js';

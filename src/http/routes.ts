@@ -73,6 +73,26 @@ export function toRoutePath(openApiPath: string): string {
   return openApiPath.replace(/\{(\w+)\}/g, ':$1');
 }
 
+/** Fastify's `/v1/pets/:petId` as the document writes it, `/v1/pets/{petId}`. */
+export function toDocumentPath(routePath: string): string {
+  return routePath.replace(/:(\w+)/g, '{$1}');
+}
+
+/** Route templates as the document writes them, by Fastify's route URL: made once per route. */
+const templates = new Map<string, string>();
+
+/** The template of the request's route (`/v1/pets/{petId}`, never the raw path); undefined for no route. */
+export function routeTemplate(request: FastifyRequest): string | undefined {
+  const url = request.routeOptions.url;
+  if (url === undefined) return undefined;
+  let template = templates.get(url);
+  if (template === undefined) {
+    template = toDocumentPath(url);
+    templates.set(url, template);
+  }
+  return template;
+}
+
 /** The named schema of an API, which the contract's types guarantee exists. */
 function named(schemas: ApiDescription['schemas'], name: string): TSchema {
   const schema = schemas[name];

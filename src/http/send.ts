@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { tellPrepared } from './answered.js';
 
 /**
  * Answers 200 with a body that was serialized beforehand, and the given headers besides those the hooks set.
@@ -27,6 +28,6 @@ export function sendPrepared(
   for (const name in headers) all[name] = headers[name];
   all['content-length'] = String(body.length);
   reply.raw.writeHead(200, all).end(body);
-  request.server.answered?.(request, 200);
+  tellPrepared(request, reply, body.length);
   return undefined;
 }

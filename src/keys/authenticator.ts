@@ -39,6 +39,8 @@ export function createAuthenticator(deps: {
   env: Environment;
   logger: Logger;
   refreshMs?: number;
+  /** Called after each reread of the keys (their stored version moved), for the metrics. */
+  onReload?: () => void;
   /** Called when the ban of a key's budget was lifted (`keys unban`, the admin API) since the last refresh. */
   onUnban?: (key: ApiKeyRecord) => Promise<void>;
 }): Authenticator {
@@ -73,6 +75,7 @@ export function createAuthenticator(deps: {
     known = next;
     verified = new Map();
     loadedVersion = version;
+    deps.onReload?.();
     for (const record of lifted.values()) {
       try {
         await deps.onUnban?.(record);

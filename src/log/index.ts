@@ -15,10 +15,14 @@ const REDACT = [
   '*.key',
 ];
 
-/** Creates the JSON logger of one process. */
+/**
+ * Creates the JSON logger of one process, writing to `destination` or else to stdout asynchronously (a line
+ * per request must not wait for the terminal or pipe); what is buffered is written out when the process
+ * exits, a crash included (pino's exit handler).
+ */
 export function createLogger(options: { level: string; destination?: NodeJS.WritableStream }): Logger {
   return pino(
     { level: options.level, redact: { paths: REDACT, censor: '[redacted]' }, base: { pid: process.pid } },
-    options.destination ?? process.stdout,
+    options.destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }

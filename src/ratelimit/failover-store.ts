@@ -1,6 +1,5 @@
 import { ApiError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import type { Counter } from '../metrics/index.js';
 import type { BanPolicy, Limits } from './policy.js';
 import type { Decision, RateLimitStore } from './store.js';
 
@@ -16,7 +15,7 @@ export class FailoverRateLimitStore implements RateLimitStore {
   readonly #fallback: RateLimitStore;
   readonly #mode: 'open' | 'closed';
   readonly #logger: Logger;
-  readonly #failOpen: Counter;
+  readonly #failOpen: { inc(): void };
   #unlogged = 0;
   #lastLog = 0;
 
@@ -25,7 +24,8 @@ export class FailoverRateLimitStore implements RateLimitStore {
     fallback: RateLimitStore;
     mode: 'open' | 'closed';
     logger: Logger;
-    failOpenCounter: Counter;
+    /** Counts each request served on this instance's limits alone. */
+    failOpenCounter: { inc(): void };
   }) {
     this.#primary = deps.primary;
     this.#fallback = deps.fallback;

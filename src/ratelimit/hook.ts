@@ -44,6 +44,8 @@ declare module 'fastify' {
 export function registerRateLimit(
   app: FastifyInstance,
   decide: (request: FastifyRequest) => Decision | Promise<Decision>,
+  /** Told of each decision, for the metrics. */
+  observe: (request: FastifyRequest, decision: Decision) => void = () => {},
 ): void {
   app.decorateRequest('rateLimit', null);
   // A callback hook: with the in-memory store the decision is synchronous and costs no promise.
@@ -53,12 +55,14 @@ export function registerRateLimit(
       decision.then(
         (settled) => {
           request.rateLimit = settled;
+          observe(request, settled);
           if (apply(request, reply, settled)) done();
         },
         (error: unknown) => done(error as Error),
       );
     } else {
       request.rateLimit = decision;
+      observe(request, decision);
       if (apply(request, reply, decision)) done();
     }
   });

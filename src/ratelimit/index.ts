@@ -1,5 +1,5 @@
 import type { Logger } from '../log/index.js';
-import type { Metrics } from '../metrics/index.js';
+import { type Metrics, timed } from '../metrics/index.js';
 import { FailoverRateLimitStore } from './failover-store.js';
 import { MemoryRateLimitStore } from './memory-store.js';
 import type { RateLimitStoreOptions } from './policy.js';
@@ -13,7 +13,7 @@ export { createRateLimiter, type RateLimiter } from './limiter.js';
 export { MemoryRateLimitStore } from './memory-store.js';
 export type { Limits, RateLimitPolicy, RateLimitStoreOptions } from './policy.js';
 export { RedisRateLimitStore } from './redis-store.js';
-export type { RateLimitStore } from './store.js';
+export type { Decision, RateLimitStore } from './store.js';
 
 /** The store the options name: this process's memory, or Redis behind the failure policy. */
 export function createRateLimitStore(
@@ -22,7 +22,11 @@ export function createRateLimitStore(
 ): RateLimitStore {
   if (options.kind === 'memory') return new MemoryRateLimitStore();
   return new FailoverRateLimitStore({
-    primary: new RedisRateLimitStore({ url: options.url, keyPrefix: options.keyPrefix }),
+    primary: timed(
+      new RedisRateLimitStore({ url: options.url, keyPrefix: options.keyPrefix }),
+      ['hit', 'peek', 'unban'],
+      deps.metrics.redisCalls,
+    ),
     fallback: new MemoryRateLimitStore(),
     mode: options.fail,
     logger: deps.logger,

@@ -167,6 +167,8 @@ export interface Storage {
   watchCategories(notify: () => void): Promise<void>;
   /** Resolves when the store answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
+  /** The connection pool's connections and waiting queries (PostgreSQL; SQLite has no pool). */
+  poolStats?(): { total: number; idle: number; waiting: number };
   /** Finishes pending writes and releases the store. */
   close(): Promise<void>;
 }

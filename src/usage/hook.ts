@@ -9,8 +9,8 @@ import type { UsageRecorder } from './recorder.js';
  */
 export function registerUsage(app: FastifyInstance, deps: { recorder: UsageRecorder; clock: Clock }): void {
   const { recorder, clock } = deps;
-  onAnswer(app, (request, status) => {
+  onAnswer(app, (request, reply) => {
     const key = request.apiKey ?? request.expiredKey;
-    if (key !== null) recorder.record(key.id, status, clock.now());
+    if (key !== null) recorder.record(key.id, reply.statusCode, clock.now());
   });
 }

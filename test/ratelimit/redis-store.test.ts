@@ -99,7 +99,7 @@ describe('when Redis is unreachable', () => {
     const kinds = [];
     for (let i = 0; i < 3; i += 1) kinds.push((await store.hit('key:x', limits, Date.now(), null)).kind);
     assert.deepEqual(kinds, ['allowed', 'allowed', 'limited'], 'still limited, per instance');
-    assert.equal(metrics.rateLimitFailOpen.get(), 3);
+    assert.equal((await metrics.rateLimitFailOpen.get()).values[0]?.value, 3);
     await store.close();
   });
 

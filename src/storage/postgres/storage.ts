@@ -125,6 +125,7 @@ export async function createPostgresStorage(
     usage: postgresUsage(pool),
     idempotency: idempotency.repository,
     domains: postgresDomains(pool),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async create(operation, input, keep) {
       const insert = inserts[operation] as (
         db: Queryable,

@@ -1,0 +1,1 @@
+export { registerAccessLog } from './hook.js';
