@@ -8,6 +8,7 @@ import { registerAccessLog } from '../access-log/index.js';
 import { createAccountHandlers } from '../account/index.js';
 import { type AdminAuthenticator, createAdminHandlers, identifyAdmin, requireAdmin } from '../admin/index.js';
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
+import { registerCors } from '../cors/index.js';
 import type { Clock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import {
@@ -274,6 +275,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerStandardHeaders(app);
   registerRequestMetrics(app, metrics);
   if (config.accessLog) registerAccessLog(app, { logger });
+  await registerCors(app, config.corsOrigins);
   // After the standard headers, before any route: redirects and 421s of custom domains, and the TLS ask check.
   registerDomains(app, {
     domains: deps.domains,
