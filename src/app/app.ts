@@ -8,7 +8,6 @@ import { registerAccessLog } from '../access-log/index.js';
 import { createAccountHandlers } from '../account/index.js';
 import { type AdminAuthenticator, createAdminHandlers, identifyAdmin, requireAdmin } from '../admin/index.js';
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
-import { registerCors } from '../cors/index.js';
 import type { Clock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import {
@@ -20,6 +19,7 @@ import {
   buildOpenApiDocument,
   V1_API,
 } from '../contract/index.js';
+import { registerCors } from '../cors/index.js';
 import { registerDocs } from '../docs/index.js';
 import { type DomainReloader, registerDomains } from '../domains/index.js';
 import { type ReadinessCheck, registerHealth } from '../health/index.js';

@@ -21,6 +21,8 @@ describe('configuration', () => {
       },
       publicUrls: { production: undefined, staging: undefined },
       logLevel: 'info',
+      accessLog: true,
+      corsOrigins: [],
       rateLimit: {
         plans: {
           free: { perMinute: 60, perDay: 1_000 },

@@ -5,7 +5,7 @@ import { awaitMinuteRoom, BACKENDS, REDIS_URL } from '../support/backends.js';
 import { request, startTestServer, type TestServer } from '../support/server.js';
 
 /** The value of one series of a Prometheus text exposition, 0 when it is absent. */
-function valueOf(text: string, series: string): number {
+function seriesValue(text: string, series: string): number {
   const line = text.split('\n').find((entry) => entry.startsWith(`${series} `));
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
@@ -48,7 +48,7 @@ for (const backend of BACKENDS) {
       sent.notFound += 1;
 
       const after = (await request(`${server.url}/metrics`)).text;
-      const delta = (series: string) => valueOf(after, series) - valueOf(before, series);
+      const delta = (series: string) => seriesValue(after, series) - seriesValue(before, series);
       const requests = (operation: string, method: string, status: number) =>
         delta(`petstore_http_requests_total{operation="${operation}",method="${method}",status="${status}"}`);
       assert.equal(requests('listCategories', 'GET', 200), sent.list);
@@ -68,13 +68,13 @@ for (const backend of BACKENDS) {
       assert.equal(decisions('limited'), sent.limited);
       assert.equal(decisions('anonymous'), sent.anonymous);
       assert.equal(delta('petstore_storage_call_duration_seconds_count{call="create"}'), sent.create);
-      assert.ok(valueOf(after, 'petstore_key_reloads_total') >= 1);
+      assert.ok(seriesValue(after, 'petstore_key_reloads_total') >= 1);
       assert.match(after, /^process_cpu_user_seconds_total /m, "the process's default metrics");
       assert.match(after, /^nodejs_eventloop_lag_seconds /m);
       if (backend.limiter === 'redis') {
         const total = sent.list + sent.create + sent.limited + sent.anonymous + sent.notFound;
         assert.equal(delta('petstore_redis_call_duration_seconds_count{call="hit"}'), total);
-        assert.ok(valueOf(after, 'petstore_db_pool_connections') >= 1);
+        assert.ok(seriesValue(after, 'petstore_db_pool_connections') >= 1);
         assert.match(after, /^petstore_db_pool_waiting \d+$/m);
       } else {
         assert.doesNotMatch(
