@@ -11,7 +11,7 @@ import type { Logger } from '../log/index.js';
  */
 export function registerAccessLog(
   app: FastifyInstance,
-  deps: { logger: Logger; traceId?: (request: FastifyRequest) => string | undefined },
+  deps: { logger: Logger; traceId?: ((request: FastifyRequest) => string | undefined) | undefined },
 ): void {
   // Every field below is built here from values that hold no secret, so the line skips the logger's redaction
   // pass: it costs about 0.8 us of the line's 1.4 us, measured with pino writing to a no-op destination.

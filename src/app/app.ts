@@ -58,6 +58,7 @@ import { createOrderHandlers } from '../orders/index.js';
 import { createPetHandlers } from '../pets/index.js';
 import { type Decision, type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
 import type { Storage } from '../storage/index.js';
+import type { Tracing } from '../tracing/index.js';
 import { registerUsage, type UsageRecorder } from '../usage/index.js';
 import { registerDeprecation } from '../versioning/index.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
@@ -77,6 +78,8 @@ export interface AppDeps {
   recorder: UsageRecorder;
   clock: Clock;
   metrics: Metrics;
+  /** Spans of each request and its calls, exported over OTLP; undefined when tracing is off. Shut down by the app. */
+  tracing: Tracing | undefined;
   /** The custom domains in force, re-read from the config file; stops watching when the app closes. */
   domains: DomainReloader;
 }
@@ -273,8 +276,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   recordServedRoutes(app);
   registerStandardHeaders(app);
+  // First of the hooks that follow a request, so that everything after it runs inside its span.
+  deps.tracing?.register(app);
   registerRequestMetrics(app, metrics);
-  if (config.accessLog) registerAccessLog(app, { logger });
+  if (config.accessLog) registerAccessLog(app, { logger, traceId: deps.tracing?.traceId });
   await registerCors(app, config.corsOrigins);
   // After the standard headers, before any route: redirects and 421s of custom domains, and the TLS ask check.
   registerDomains(app, {
@@ -293,6 +298,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await deps.recorder.stop();
     await limiter.close();
     await storage.close();
+    // Last: the spans of the requests drained above are sent.
+    await deps.tracing?.shutdown();
   });
 
   const { handlers, watching } = operationHandlers(deps, createIdempotentCreates({ storage, clock }));

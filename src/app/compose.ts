@@ -7,6 +7,7 @@ import type { Logger } from '../log/index.js';
 import { createMetrics, type Metrics, timed } from '../metrics/index.js';
 import { createRateLimiter, createRateLimitStore, type RateLimitStore } from '../ratelimit/index.js';
 import { createStorage, type Storage } from '../storage/index.js';
+import { createTracing, type Tracing } from '../tracing/index.js';
 import { createUsageRecorder } from '../usage/index.js';
 import type { AppDeps } from './app.js';
 
@@ -43,12 +44,16 @@ const REPOSITORIES = [
   'domains',
 ] as const satisfies readonly (keyof Storage)[];
 
-/** Storage with its calls timed (`petstore_storage_call_duration_seconds`, labelled `pets.list`, `create`). */
-function timedStorage(storage: Storage, metrics: Metrics): Storage {
-  const outer = timed(storage, ['create', 'ping'], metrics.storageCalls);
+/**
+ * Storage with its calls timed (`petstore_storage_call_duration_seconds`, labelled `pets.list`, `create`),
+ * each in a span of its own while a request is traced.
+ */
+function timedStorage(storage: Storage, metrics: Metrics, tracing: Tracing | undefined): Storage {
+  const spans = tracing?.callSpans('storage', storage.kind === 'postgres' ? 'postgresql' : 'sqlite');
+  const outer = timed(storage, ['create', 'ping'], metrics.storageCalls, { spans });
   for (const name of REPOSITORIES) {
     Object.defineProperty(outer, name, {
-      value: timed(storage[name], 'all', metrics.storageCalls, `${name}.`),
+      value: timed(storage[name], 'all', metrics.storageCalls, { prefix: `${name}.`, spans }),
     });
   }
   return outer;
@@ -67,9 +72,17 @@ export async function composeApp(
   }
   const clock = options.clock ?? clockOf(config);
   const metrics = createMetrics();
-  const storage = timedStorage(await createStorage(config.storage), metrics);
+  const tracing = config.tracing === undefined ? undefined : createTracing(config.tracing);
+  let storage: Storage;
+  try {
+    storage = timedStorage(await createStorage(config.storage), metrics, tracing);
+  } catch (error) {
+    await tracing?.shutdown();
+    throw error;
+  }
   if (storage.poolStats !== undefined) metrics.watchPool(storage.poolStats);
-  const store = options.rateLimitStore ?? createRateLimitStore(config.rateLimitStore, { logger, metrics });
+  const store =
+    options.rateLimitStore ?? createRateLimitStore(config.rateLimitStore, { logger, metrics, tracing });
   try {
     await store.connect();
     const limiter = createRateLimiter({
@@ -116,11 +129,13 @@ export async function composeApp(
       recorder,
       clock,
       metrics,
+      tracing,
       domains,
     };
   } catch (error) {
     await store.close();
     await storage.close();
+    await tracing?.shutdown();
     throw error;
   }
 }

@@ -6,6 +6,7 @@ import type { DomainsFile } from '../domains/index.js';
 import type { Environment } from '../keys/index.js';
 import type { RateLimitPolicy, RateLimitStoreOptions } from '../ratelimit/index.js';
 import type { StorageConfig } from '../storage/index.js';
+import type { TracingOptions } from '../tracing/index.js';
 import type { DeprecationPolicy } from '../versioning/index.js';
 import { type ConfigFile, deprecationOf, rateLimitPolicy, readConfigFile } from './file.js';
 import { packageRoot } from './package.js';
@@ -92,6 +93,25 @@ const EnvSchema = Type.Object({
     default: 'on',
     description: 'on or off',
   }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s]+$',
+      description: 'the http(s) base URL of an OTLP/HTTP receiver, such as http://collector:4318',
+    }),
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s]+$',
+      description:
+        'the http(s) URL that OTLP/HTTP traces are sent to, such as http://collector:4318/v1/traces',
+    }),
+  ),
+  OTEL_SERVICE_NAME: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    default: 'petstore',
+    description: 'the service name of the spans, 1 to 200 characters',
+  }),
   CORS_ORIGINS: Type.Optional(
     Type.String({
       // `*`, or origins such as https://app.example.com or http://localhost:3000, comma-separated.
@@ -125,6 +145,8 @@ export interface Config {
   accessLog: boolean;
   /** The origins browsers may call the API from: `*`, a list, or none (no CORS headers at all). */
   corsOrigins: '*' | readonly string[];
+  /** Where spans are exported over OTLP/HTTP; undefined (no OTLP endpoint set) turns tracing off. */
+  tracing: TracingOptions | undefined;
   rateLimit: RateLimitPolicy;
   /** Where counters and bans live (this process, or Redis), and what to do when Redis is unreachable. */
   rateLimitStore: RateLimitStoreOptions;
@@ -209,6 +231,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         : env.CORS_ORIGINS === '*'
           ? '*'
           : env.CORS_ORIGINS.split(',').map((origin) => origin.trim().toLowerCase()),
+    tracing: tracingOptions(env),
     rateLimit: rateLimitPolicy(file),
     rateLimitStore:
       env.REDIS_URL === undefined
@@ -220,6 +243,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     configFile,
     domains: file.domains,
   };
+}
+
+/**
+ * The OTLP/HTTP traces endpoint by the OpenTelemetry variables' own rules: the traces variable is used as
+ * given, the general one gets the signal's path `v1/traces` appended.
+ */
+function tracingOptions(env: Env): TracingOptions | undefined {
+  const general = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const url =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (general === undefined ? undefined : `${general.replace(/\/+$/, '')}/v1/traces`);
+  return url === undefined ? undefined : { url, serviceName: env.OTEL_SERVICE_NAME };
 }
 
 /** An address, or an address with a prefix length that fits it (`10.0.0.0/8`, `fd00::/8`). */

@@ -1,5 +1,6 @@
 import type { Logger } from '../log/index.js';
 import { type Metrics, timed } from '../metrics/index.js';
+import type { Tracing } from '../tracing/index.js';
 import { FailoverRateLimitStore } from './failover-store.js';
 import { MemoryRateLimitStore } from './memory-store.js';
 import type { RateLimitStoreOptions } from './policy.js';
@@ -18,7 +19,7 @@ export type { Decision, RateLimitStore } from './store.js';
 /** The store the options name: this process's memory, or Redis behind the failure policy. */
 export function createRateLimitStore(
   options: RateLimitStoreOptions,
-  deps: { logger: Logger; metrics: Metrics },
+  deps: { logger: Logger; metrics: Metrics; tracing?: Tracing | undefined },
 ): RateLimitStore {
   if (options.kind === 'memory') return new MemoryRateLimitStore();
   return new FailoverRateLimitStore({
@@ -26,6 +27,7 @@ export function createRateLimitStore(
       new RedisRateLimitStore({ url: options.url, keyPrefix: options.keyPrefix }),
       ['hit', 'peek', 'unban'],
       deps.metrics.redisCalls,
+      { spans: deps.tracing?.callSpans('redis', 'redis') },
     ),
     fallback: new MemoryRateLimitStore(),
     mode: options.fail,

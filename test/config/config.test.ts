@@ -23,6 +23,7 @@ describe('configuration', () => {
       logLevel: 'info',
       accessLog: true,
       corsOrigins: [],
+      tracing: undefined,
       rateLimit: {
         plans: {
           free: { perMinute: 60, perDay: 1_000 },
@@ -82,6 +83,19 @@ describe('configuration', () => {
         fail: 'closed',
       },
     );
+    // The OpenTelemetry variables' own rules: the general endpoint gets the signal's path, the traces one is used as given.
+    assert.deepEqual(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing, {
+      url: 'http://collector:4318/v1/traces',
+      serviceName: 'petstore',
+    });
+    assert.deepEqual(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/in',
+        OTEL_SERVICE_NAME: 'petstore-eu',
+      }).tracing,
+      { url: 'https://traces.example.com/in', serviceName: 'petstore-eu' },
+    );
   });
 
   const bad: [Record<string, string>, RegExp][] = [
@@ -96,6 +110,10 @@ describe('configuration', () => {
     ],
     [{ PETSTORE_STAGING_URL: 'ftp://x/v1' }, /PETSTORE_STAGING_URL/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' },
+      /OTEL_EXPORTER_OTLP_ENDPOINT must be the http\(s\) base URL/,
+    ],
     [{ REDIS_URL: 'http://x' }, /REDIS_URL must be redis:\/\/host:port/],
     [{ RATE_LIMIT_FAIL: 'maybe' }, /RATE_LIMIT_FAIL must be open or closed/],
     [{ DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE/],

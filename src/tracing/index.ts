@@ -1,0 +1,1 @@
+export { type CallSpans, createTracing, type Tracing, type TracingOptions } from './tracing.js';
