@@ -41,13 +41,20 @@ export interface SharedStateCounters {
   writeTransactions: number;
 }
 
-/** The embedded mode: one process with its SQLite file and in-process limits. */
-export async function startEmbedded(dir: string, cpuProfileDir: string | undefined): Promise<Embedded> {
-  const file = path.join(dir, 'petstore.db');
-  const env = { DATABASE_URL: `sqlite:${file}` };
+/**
+ * The embedded mode: one process with its SQLite file and in-process limits; `variant` names another
+ * configuration of it (its own file, and `env` on top of the defaults).
+ */
+export async function startEmbedded(
+  dir: string,
+  cpuProfileDir: string | undefined,
+  variant: { name: string; env: Record<string, string> } = { name: 'embedded', env: {} },
+): Promise<Embedded> {
+  const file = path.join(dir, `${variant.name.replace(/\W+/g, '-')}.db`);
+  const env = { ...variant.env, DATABASE_URL: `sqlite:${file}` };
   const key = await createUnlimitedKey(env);
   const server = await startService(env, cpuProfileDir);
-  return { name: 'embedded', servers: [server], key, backends: false, file };
+  return { name: variant.name, servers: [server], key, backends: false, file };
 }
 
 /**
