@@ -1,4 +1,4 @@
-/** What was done, to a key or an admin token. */
+/** What was done, to a key, an admin token or a custom domain. */
 export type AuditAction =
   | 'key.created'
   | 'key.updated'
@@ -6,9 +6,16 @@ export type AuditAction =
   | 'key.revoked'
   | 'key.unbanned'
   | 'admin_token.created'
-  | 'admin_token.revoked';
+  | 'admin_token.revoked'
+  | 'domain.added'
+  | 'domain.removed'
+  | 'domain.reverified'
+  | 'domain.state_changed';
 
-/** Who did it: an admin token's id, or `cli` for the command line on a machine that reaches the database. */
+/**
+ * Who did it: an admin token's id, `cli` for the command line on a machine that reaches the database,
+ * `config` for the config file's domains, `checker` for the re-checks of domains.
+ */
 export type Actor = string;
 
 /** The actor of every change made with the CLI. */
@@ -22,7 +29,7 @@ export interface AuditEntry {
   at: string;
   actor: Actor;
   action: AuditAction;
-  /** The id of the key or the admin token. */
+  /** The id of the key or the admin token, or the domain's name. */
   target: string;
   details: Readonly<Record<string, unknown>>;
 }

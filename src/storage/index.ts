@@ -8,7 +8,6 @@ export {
   type CreateOperation,
   type CreateResult,
   type Creates,
-  type DomainRepository,
   IdempotencyConflict,
   type IdempotencyRepository,
   type KeptAnswer,

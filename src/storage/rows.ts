@@ -1,6 +1,7 @@
 import type { AdminTokenRecord } from '../admin/index.js';
 import type { AuditRecord } from '../audit/index.js';
 import type { Category, Order, OrderStatus, Pet, PetStatus, Scope } from '../contract/index.js';
+import type { DomainCheckResult, DomainRecord, DomainState } from '../domains/index.js';
 import type { ApiKeyRecord } from '../keys/index.js';
 import type { IdempotencyRecord } from './types.js';
 
@@ -189,4 +190,99 @@ export interface IdempotencyRow {
 
 export function toIdempotencyRecord(row: IdempotencyRow): IdempotencyRecord {
   return { requestDigest: row.request_digest, status: row.status, body: row.body };
+}
+
+export interface DomainRow {
+  name: string;
+  source: string;
+  is_primary: number;
+  redirect_to: string | null;
+  redirect_status: number | null;
+  state: string;
+  reason: string;
+  fix: string | null;
+  token: string;
+  added_at: string;
+  state_since: string;
+  checked_at: string | null;
+  next_check_at: string;
+  last_check: string | null;
+  certificate_issuer: string | null;
+  certificate_expires_at: string | null;
+}
+
+export function toDomainRecord(row: DomainRow): DomainRecord {
+  return {
+    name: row.name,
+    source: row.source as DomainRecord['source'],
+    primary: row.is_primary === 1,
+    redirectTo: row.redirect_to,
+    redirectStatus: row.redirect_status as DomainRecord['redirectStatus'],
+    state: row.state as DomainState,
+    reason: row.reason,
+    fix: row.fix,
+    token: row.token,
+    addedAt: row.added_at,
+    stateSince: row.state_since,
+    checkedAt: row.checked_at,
+    nextCheckAt: row.next_check_at,
+    lastCheck: row.last_check as DomainRecord['lastCheck'],
+    certificate:
+      row.certificate_issuer === null || row.certificate_expires_at === null
+        ? null
+        : { issuer: row.certificate_issuer, expiresAt: row.certificate_expires_at },
+  };
+}
+
+export const DOMAIN_COLUMNS =
+  '(name, source, is_primary, redirect_to, redirect_status, state, reason, fix, token, added_at, state_since, ' +
+  'checked_at, next_check_at, last_check, certificate_issuer, certificate_expires_at)';
+
+/** A domain's values in the order of `DOMAIN_COLUMNS`. */
+export function domainValues(record: DomainRecord): (string | number | null)[] {
+  return [
+    record.name,
+    record.source,
+    record.primary ? 1 : 0,
+    record.redirectTo,
+    record.redirectStatus,
+    record.state,
+    record.reason,
+    record.fix,
+    record.token,
+    record.addedAt,
+    record.stateSince,
+    record.checkedAt,
+    record.nextCheckAt,
+    record.lastCheck,
+    record.certificate?.issuer ?? null,
+    record.certificate?.expiresAt ?? null,
+  ];
+}
+
+/** The columns a check writes, in the order of `domainCheckValues`. */
+export const DOMAIN_CHECK_COLUMNS = [
+  'state',
+  'reason',
+  'fix',
+  'state_since',
+  'checked_at',
+  'next_check_at',
+  'last_check',
+  'certificate_issuer',
+  'certificate_expires_at',
+] as const;
+
+export function domainCheckValues(result: DomainCheckResult): (string | null)[] {
+  return [
+    result.state,
+    result.reason,
+    result.fix,
+    result.stateSince,
+    result.checkedAt,
+    result.nextCheckAt,
+    result.lastCheck,
+    result.certificate?.issuer ?? null,
+    result.certificate?.expiresAt ?? null,
+  ];
 }

@@ -9,6 +9,7 @@ import type {
   PetQuery,
   PetStatus,
 } from '../contract/index.js';
+import type { DomainRepository } from '../domains/index.js';
 import type { ApiKeyRepository } from '../keys/index.js';
 import type { UsageRepository } from '../usage/index.js';
 
@@ -125,14 +126,6 @@ export interface OrderRepository {
   list(filter: OrderQuery): Promise<Order[]>;
 }
 
-/** The domains whose DNS `petstore domains verify` found correct: a TLS front may get certificates for them. */
-export interface DomainRepository {
-  /** Records a successful verification of `domain` against `target` at `at` (ISO 8601), replacing any earlier. */
-  markVerified(domain: string, target: string, at: string): Promise<void>;
-  /** Whether `domain` was ever verified. */
-  isVerified(domain: string): Promise<boolean>;
-}
-
 /**
  * Everything the service keeps durably: SQLite (embedded default) or PostgreSQL, file for file the same.
  * A write's promise resolves only after its transaction has committed durably.
@@ -165,6 +158,11 @@ export interface Storage {
    * dropped. SQLite has a single writing server, so it never calls.
    */
   watchCategories(notify: () => void): Promise<void>;
+  /**
+   * Calls `notify` as soon as another instance changed the custom domains (PostgreSQL); SQLite never calls,
+   * and its servers notice changes by the domains' version.
+   */
+  watchDomains(notify: () => void): Promise<void>;
   /** Resolves when the store answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   /** The connection pool's connections and waiting queries (PostgreSQL; SQLite has no pool). */

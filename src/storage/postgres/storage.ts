@@ -14,7 +14,7 @@ import { postgresCategories } from './categories.js';
 import { postgresDomains } from './domains.js';
 import { postgresIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
-import { createCategoriesChannel } from './notify.js';
+import { createNotifier } from './notify.js';
 import { postgresOrders } from './orders.js';
 import { postgresPets } from './pets.js';
 import { type Queryable, transaction } from './transaction.js';
@@ -102,7 +102,7 @@ export async function createPostgresStorage(
   options: { url: string; poolSize?: number } & OpenOptions,
 ): Promise<Storage> {
   const { pool, applied } = await openPool(options);
-  const channel = createCategoriesChannel(pool, { url: options.url, types });
+  const notifier = createNotifier(pool, { url: options.url, types });
   const categories = postgresCategories(pool);
   const pets = postgresPets(pool);
   const orders = postgresOrders(pool);
@@ -124,7 +124,7 @@ export async function createPostgresStorage(
     audit: audit.repository,
     usage: postgresUsage(pool),
     idempotency: idempotency.repository,
-    domains: postgresDomains(pool),
+    domains: postgresDomains(pool, audit, () => notifier.changed('domains')),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async create(operation, input, keep) {
       const insert = inserts[operation] as (
@@ -141,15 +141,16 @@ export async function createPostgresStorage(
               if (inserted.ok) await idempotency.keep(client, keep, inserted.created);
               return inserted;
             });
-      if (operation === 'createCategory' && result.ok) channel.changed();
+      if (operation === 'createCategory' && result.ok) notifier.changed('categories');
       return result;
     },
-    watchCategories: (notify) => channel.watch(notify),
+    watchCategories: (notify) => notifier.watch('categories', notify),
+    watchDomains: (notify) => notifier.watch('domains', notify),
     async ping() {
       await pool.query('SELECT 1');
     },
     async close() {
-      await channel.close();
+      await notifier.close();
       await pool.end();
     },
   };

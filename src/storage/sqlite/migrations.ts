@@ -158,6 +158,43 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 9,
+    name: 'custom domains with states',
+    sql: `
+      CREATE TABLE domains (
+        name                   TEXT PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 253),
+        source                 TEXT NOT NULL CHECK (source IN ('file', 'api')),
+        is_primary             INTEGER NOT NULL CHECK (is_primary IN (0, 1)),
+        redirect_to            TEXT,
+        redirect_status        INTEGER,
+        state                  TEXT NOT NULL,
+        reason                 TEXT NOT NULL,
+        fix                    TEXT,
+        token                  TEXT NOT NULL,
+        added_at               TEXT NOT NULL,
+        state_since            TEXT NOT NULL,
+        checked_at             TEXT,
+        next_check_at          TEXT NOT NULL,
+        last_check             TEXT,
+        certificate_issuer     TEXT,
+        certificate_expires_at TEXT
+      ) STRICT;
+      CREATE UNIQUE INDEX domains_one_primary ON domains (is_primary) WHERE is_primary = 1;
+      CREATE INDEX domains_by_next_check ON domains (next_check_at);
+      CREATE TABLE domains_version (
+        id      INTEGER PRIMARY KEY CHECK (id = 1),
+        version INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO domains_version (id, version) VALUES (1, 0);
+      INSERT INTO domains (name, source, is_primary, state, reason, token, added_at, state_since, checked_at,
+                           next_check_at, last_check)
+        SELECT domain, 'api', 0, 'verified', 'Verified with petstore domains verify', lower(hex(randomblob(16))),
+               verified_at, verified_at, verified_at, verified_at, 'passed'
+        FROM domain_verifications;
+      DROP TABLE domain_verifications;
+    `,
+  },
 ];
 
 /**

@@ -94,7 +94,7 @@ export function createSqliteStorage(options: { file: string } & OpenOptions): St
     audit: audit.repository,
     usage: sqliteUsage(db, writes),
     idempotency: idempotency.repository,
-    domains: sqliteDomains(db, writes),
+    domains: sqliteDomains(db, writes, audit),
     create(operation, input, keep) {
       const insert = inserts[operation] as (
         input: Creates[typeof operation]['input'],
@@ -107,6 +107,7 @@ export function createSqliteStorage(options: { file: string } & OpenOptions): St
       });
     },
     async watchCategories() {},
+    async watchDomains() {},
     async ping() {
       ping.get();
     },
