@@ -21,7 +21,7 @@ import {
 } from '../contract/index.js';
 import { registerCors } from '../cors/index.js';
 import { registerDocs } from '../docs/index.js';
-import { type DomainReloader, registerDomains } from '../domains/index.js';
+import { type Domains, registerDomains } from '../domains/index.js';
 import { type ReadinessCheck, registerHealth } from '../health/index.js';
 import {
   BODY_LIMIT,
@@ -80,8 +80,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** Spans of each request and its calls, exported over OTLP; undefined when tracing is off. Shut down by the app. */
   tracing: Tracing | undefined;
-  /** The custom domains in force, re-read from the config file; stops watching when the app closes. */
-  domains: DomainReloader;
+  /** The custom domains: served from memory, re-checked on their schedule; closed by the app. */
+  domains: Domains;
 }
 
 /** What the stages of an API are built from: the app's dependencies and the operations' handlers. */
@@ -283,8 +283,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerCors(app, config.corsOrigins);
   // After the standard headers, before any route: redirects and 421s of custom domains, and the TLS ask check.
   registerDomains(app, {
-    domains: deps.domains,
-    verifications: storage.domains,
+    registry: deps.domains.registry,
     host: config.host,
     publicUrls: config.publicUrls,
   });
@@ -292,6 +291,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const stopPurging = startPurging({ idempotency: storage.idempotency, clock, logger });
   app.addHook('onClose', async () => {
     stopPurging();
+    await deps.domains.close();
     authenticator.stop();
     deps.adminAuthenticator.stop();
     // Counted usage reaches storage before it closes.
@@ -306,7 +306,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await watching;
   await registerApi(app, API_PREFIX, API_STAGES, { ...deps, handlers });
   const keys = createKeyManager({ apiKeys: storage.apiKeys, env: config.env, clock });
-  const adminHandlers = createAdminHandlers({ keys, audit: storage.audit, clock });
+  const adminHandlers = createAdminHandlers({
+    keys,
+    domains: deps.domains.manager,
+    audit: storage.audit,
+    clock,
+  });
   await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers });
 
   const json = (document: unknown) => Buffer.from(JSON.stringify(document));

@@ -1,7 +1,7 @@
 import { createAdminAuthenticator } from '../admin/index.js';
 import { type Clock, systemClock } from '../clock/index.js';
 import { type Config, ConfigError, readConfigFile } from '../config/index.js';
-import { createDomainReloader, type DomainsConfig, parseDomains } from '../domains/index.js';
+import { type DomainsConfig, parseDomains, startDomains } from '../domains/index.js';
 import { createAuthenticator } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
 import { createMetrics, type Metrics, timed } from '../metrics/index.js';
@@ -113,12 +113,15 @@ export async function composeApp(
     await adminAuthenticator.start();
     const recorder = createUsageRecorder({ usage: storage.usage, clock, logger });
     recorder.start();
-    const domains = createDomainReloader({
-      file: config.configFile,
-      initial: initialDomains.value,
-      read: readDomains,
+    const domains = await startDomains({
+      repository: storage.domains,
+      watch: (notify) => storage.watchDomains(notify),
+      options: config.domainChecks,
+      file: { path: config.configFile, initial: initialDomains.value, read: readDomains },
+      clock,
       logger,
     });
+    metrics.watchDomains(() => domains.registry.current().counts());
     return {
       config,
       logger,

@@ -42,7 +42,7 @@ export async function serve(config: Config): Promise<void> {
   let reloadDomains: (() => void) | undefined;
   process.on('SIGHUP', () => reloadDomains?.());
   const deps = await composeApp(config, logger);
-  reloadDomains = () => deps.domains.reload('SIGHUP');
+  reloadDomains = () => deps.domains.reloader.reload('SIGHUP');
   if (await createFirstKey(config, deps.storage, process.stdout)) await deps.authenticator.refresh();
   const server = await startServer(deps);
   logger.info({ url: server.url, storage: deps.storage.kind, env: config.env }, 'serving');

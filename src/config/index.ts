@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { DomainsFile } from '../domains/index.js';
+import type { DomainCheckOptions, DomainsFile } from '../domains/index.js';
 import type { Environment } from '../keys/index.js';
 import type { RateLimitPolicy, RateLimitStoreOptions } from '../ratelimit/index.js';
 import type { StorageConfig } from '../storage/index.js';
@@ -14,6 +14,10 @@ import { packageRoot } from './package.js';
 export { DEFAULT_RATE_LIMIT_POLICY } from './defaults.js';
 export { readConfigFile } from './file.js';
 export { packageVersion } from './package.js';
+
+/** A domain name of at least two labels, with an optional trailing dot. */
+const DOMAIN_NAME =
+  '^(?=.{1,254}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.?$';
 
 /**
  * The environment variables the service reads (DESIGN.md section 2). This is the only place that reads
@@ -112,6 +116,32 @@ const EnvSchema = Type.Object({
     default: 'petstore',
     description: 'the service name of the spans, 1 to 200 characters',
   }),
+  DOMAINS_TARGET: Type.Optional(
+    Type.String({
+      pattern: DOMAIN_NAME,
+      description: 'the domain name customers point their CNAME at, such as proxy.petstore.example',
+    }),
+  ),
+  DOMAINS_CA: Type.String({
+    pattern: DOMAIN_NAME,
+    default: 'letsencrypt.org',
+    description: "the domain name of the TLS front's certificate authority, as CAA records name it",
+  }),
+  DOMAINS_REQUIRE_TXT: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'off',
+    description: 'on or off',
+  }),
+  DNS_RESOLVER: Type.Optional(
+    Type.String({
+      pattern: '^(\\d{1,3}(\\.\\d{1,3}){3}|\\[[0-9A-Fa-f:.]+\\])(:\\d{1,5})?$',
+      description: 'a DNS server address with an optional port, such as 127.0.0.1:53 or [::1]:53',
+    }),
+  ),
+  TLS_CHECK_ADDRESS: Type.String({
+    pattern: '^([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\]):\\d{1,5}$',
+    default: '127.0.0.1:443',
+    description: 'host:port of the TLS front, such as 127.0.0.1:443',
+  }),
   CORS_ORIGINS: Type.Optional(
     Type.String({
       // `*`, or origins such as https://app.example.com or http://localhost:3000, comma-separated.
@@ -161,6 +191,8 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** The `PETSTORE_CONFIG` file, re-read for its domains when it changes and on SIGHUP. */
   configFile: string | undefined;
+  /** How custom domains are checked: the DNS target, the CA, the resolver, the TLS front. */
+  domainChecks: DomainCheckOptions;
   /**
    * The custom domains of the published reference, as the config file's `domains` block says (its values
    * are checked by the domains capability); undefined when the file sets none.
@@ -241,6 +273,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     deprecation: deprecation.value,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     configFile,
+    domainChecks: {
+      target: env.DOMAINS_TARGET?.toLowerCase().replace(/\.$/, ''),
+      ca: env.DOMAINS_CA.toLowerCase(),
+      resolver: env.DNS_RESOLVER,
+      tlsAddress: env.TLS_CHECK_ADDRESS,
+      requireTxt: env.DOMAINS_REQUIRE_TXT === 'on',
+    },
     domains: file.domains,
   };
 }

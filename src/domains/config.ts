@@ -83,8 +83,3 @@ export function parseDomains(file: DomainsFile | undefined): {
   }
   return problems.length > 0 ? { value: undefined, problems } : { value: { primary, redirects }, problems };
 }
-
-/** Whether the certificate of `domain` may be issued: it is the primary or a redirect's `from`. */
-export function isConfiguredDomain(domains: DomainsConfig | undefined, domain: string): boolean {
-  return domains !== undefined && (domain === domains.primary || domains.redirects.has(domain));
-}

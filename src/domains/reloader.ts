@@ -29,6 +29,8 @@ export function createDomainReloader(options: {
   initial: DomainsConfig | undefined;
   read: ReadDomains;
   logger: Logger;
+  /** Told of the domains after each successful reread. */
+  onReload?: (domains: DomainsConfig | undefined) => void;
 }): DomainReloader {
   const { file, read, logger } = options;
   let domains = options.initial;
@@ -41,6 +43,7 @@ export function createDomainReloader(options: {
       return;
     }
     domains = value;
+    options.onReload?.(value);
     logger.info(
       { file, reason, primary: value?.primary, redirects: [...(value?.redirects.keys() ?? [])] },
       'domains reloaded',

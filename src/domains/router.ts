@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sendError } from '../http/index.js';
-import type { DomainsConfig } from './config.js';
 import { hostOf } from './hosts.js';
+import type { DomainIndex } from './registry.js';
 
 /** The published reference: the paths a custom domain exists for. */
 function isReferencePath(path: string): boolean {
@@ -34,34 +34,33 @@ function pathAndQuery(url: string): string {
 
 /**
  * The Host rules of custom domains, before anything else answers:
- * - a redirect's `from` gets its status to `https://<to><path and query>`, on every path;
- * - on the reference (`/docs*`, `/openapi.json`), a Host that is neither the primary, a redirect, nor one of
+ * - a domain that redirects gets its status to `https://<to><path and query>`, on every path;
+ * - on the reference (`/docs*`, `/openapi.json`), a Host that is neither a domain that serves it, nor one of
  *   the service's own names gets 421 (RFC 9110 section 15.5.20): it was misdirected here. The API under
  *   `/v1`, health checks and operator routes keep answering by any name, as load balancers and fleets call
  *   instances by addresses no configuration lists.
- * Without configured domains no rule applies.
+ * Without domains no rule applies. Every lookup is in memory (`DomainRegistry`).
  */
 export function registerDomainRouting(
   app: FastifyInstance,
-  options: { current: () => DomainsConfig | undefined; ownHosts: ReadonlySet<string> },
+  options: { current: () => DomainIndex; ownHosts: ReadonlySet<string> },
 ): void {
   const { current, ownHosts } = options;
   app.addHook('onRequest', (request, reply, done) => {
     const domains = current();
+    if (domains.size === 0) return done();
     // Fastify's `host` is the Host header, or X-Forwarded-Host when the proxy is trusted.
-    const host = domains === undefined ? undefined : hostOf(request.host);
-    if (domains === undefined || host === undefined) return done();
-    const redirect = domains.redirects.get(host);
-    if (redirect !== undefined) {
+    const host = hostOf(request.host);
+    if (host === undefined) return done();
+    const domain = domains.get(host);
+    if (domain?.redirectTo != null) {
       reply
-        .code(redirect.status)
-        .header('location', `https://${redirect.to}${pathAndQuery(request.url)}`)
+        .code(domain.redirectStatus ?? 301)
+        .header('location', `https://${domain.redirectTo}${pathAndQuery(request.url)}`)
         .send();
       return;
     }
-    if (host === domains.primary || ownHosts.has(host) || !isReferenceRequest(request)) {
-      return done();
-    }
+    if (domain !== undefined || ownHosts.has(host) || !isReferenceRequest(request)) return done();
     const shown = host.length > 100 ? `${host.slice(0, 100)}…` : host;
     sendError(
       request,

@@ -1,23 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { localOnly } from '../health/index.js';
 import { JSON_CONTENT_TYPE, sendError } from '../http/index.js';
-import type { DomainRepository } from '../storage/index.js';
-import { type DomainsConfig, isConfiguredDomain, normalizeDomain } from './config.js';
+import { normalizeDomain } from './config.js';
+import type { DomainIndex } from './registry.js';
+import { CERTIFIABLE_STATES } from './types.js';
 
 /** Where a TLS front with on-demand certificates (Caddy's `on_demand_tls { ask … }`) asks. */
 export const TLS_ASK_PATH = '/internal/tls/ask';
 
 /**
- * The certificate check of a TLS front: 200 only for a domain that is configured now (the primary or a
- * redirect's `from`) and was verified by `petstore domains verify`; 404 otherwise. Without it, anyone could
- * point a name at the front and make it request certificates in our name until the CA's rate limits hit.
- * Answered only to this machine, not through a proxy, like `/metrics`; elsewhere the path does not exist.
+ * The certificate check of a TLS front: 200 only for a domain whose DNS was verified (state `verified` or
+ * `active`), from memory; 404 otherwise, naming its state. Without it, anyone could point a name at the
+ * front and make it request certificates in our name until the CA's rate limits hit. Answered only to this
+ * machine, not through a proxy, like `/metrics`; elsewhere the path does not exist.
  */
-export function registerTlsAsk(
-  app: FastifyInstance,
-  options: { current: () => DomainsConfig | undefined; verifications: DomainRepository },
-): void {
-  const { current, verifications } = options;
+export function registerTlsAsk(app: FastifyInstance, options: { current: () => DomainIndex }): void {
+  const { current } = options;
   app.get(TLS_ASK_PATH, { onRequest: localOnly }, async (request, reply) => {
     const { domain: raw } = request.query as Record<string, unknown>;
     if (typeof raw !== 'string' || raw.trim() === '') {
@@ -25,17 +23,18 @@ export function registerTlsAsk(
     }
     const domain = normalizeDomain(raw);
     const shown = JSON.stringify(domain.slice(0, 100));
-    if (!isConfiguredDomain(current(), domain)) {
-      return sendError(request, reply, 'not_found', `${shown} is not a configured domain`);
+    const record = current().get(domain);
+    if (record === undefined) {
+      return sendError(request, reply, 'not_found', `${shown} is not a custom domain of this service`);
     }
-    if (!(await verifications.isVerified(domain))) {
+    if (!CERTIFIABLE_STATES.has(record.state)) {
       return sendError(
         request,
         reply,
         'not_found',
-        `${shown} is configured but not verified: run petstore domains verify ${domain} --target <dns target>`,
+        `${shown} is ${record.state}, not verified: see petstore domains status ${domain}`,
       );
     }
-    return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify({ domain, verified: true }));
+    return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify({ domain, state: record.state }));
   });
 }

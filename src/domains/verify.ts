@@ -9,10 +9,13 @@ export interface DnsQueries {
   resolve6(name: string): Promise<string[]>;
   resolveCaa(name: string): Promise<CaaRecord[]>;
   resolveSoa(name: string): Promise<SoaRecord>;
+  resolveTxt(name: string): Promise<string[][]>;
 }
 
 /** One reason a domain does not verify, and what its owner should change at the DNS provider. */
 export interface Finding {
+  /** `dns`: where the name points; `ownership`: the TXT record that proves it; `caa`: which CAs may issue. */
+  about: 'dns' | 'ownership' | 'caa';
   problem: string;
   fix: string;
 }
@@ -23,6 +26,8 @@ export interface Verification {
   /** How the name was classified (see `verifyDomain`); unknown when the DNS server did not answer. */
   kind: 'apex' | 'subdomain' | 'unknown';
   verified: boolean;
+  /** Whether a DNS query went unanswered (timeout, refusal): then nothing could be concluded. */
+  unanswered: boolean;
   /** The checks that passed, for the operator to read. */
   passed: string[];
   problems: Finding[];
@@ -95,6 +100,7 @@ async function checkCaa(dns: DnsQueries, domain: string, ca: string, result: Ver
     const unknownCritical = set.filter((property) => property.critical && !KNOWN_CAA_TAGS.has(property.tag));
     for (const property of unknownCritical) {
       result.problems.push({
+        about: 'caa',
         problem: `The CAA record of ${name} has a critical property "${property.tag}" that CAs do not know, so none will issue`,
         fix: `Remove that CAA record of ${name}, or clear its critical flag.`,
       });
@@ -108,6 +114,7 @@ async function checkCaa(dns: DnsQueries, domain: string, ca: string, result: Ver
     }
     const allowed = issuers.filter(Boolean);
     result.problems.push({
+      about: 'caa',
       problem: `The CAA records at ${name} allow ${allowed.length > 0 ? `only ${allowed.join(', ')}` : 'no CA'}, not ${ca}, so no certificate can be issued`,
       fix: `Add a CAA record at ${name}: ${name} CAA 0 issue "${ca}" (keep the others your other certificates need).`,
     });
@@ -143,10 +150,12 @@ async function checkSubdomain(
     result.problems.push(
       blocking.length > 0
         ? {
+            about: 'dns',
             problem: `${domain} has ${blocking.join(', ')} and no CNAME: an existing address record blocks the CNAME`,
             fix: `Delete the ${blocking.join(', ')} record(s) of ${domain}, then add the record ${domain} CNAME ${target} (TTL ${DOCUMENTED_TTL}).`,
           }
         : {
+            about: 'dns',
             problem: `${domain} has no CNAME record`,
             fix: `Add the record ${domain} CNAME ${target} (TTL ${DOCUMENTED_TTL}) at your DNS provider.`,
           },
@@ -155,6 +164,7 @@ async function checkSubdomain(
   }
   if (cname !== target) {
     result.problems.push({
+      about: 'dns',
       problem: `The CNAME of ${domain} is ${cname}, not ${target}`,
       fix: `Change the CNAME record of ${domain} to ${target} (TTL ${DOCUMENTED_TTL}).`,
     });
@@ -168,6 +178,7 @@ async function checkSubdomain(
     const foreign = own[family.type].filter((address) => !theirs[family.type].includes(address));
     if (foreign.length === 0) continue;
     result.problems.push({
+      about: 'dns',
       problem: `${domain} also has ${family.type} ${foreign.join(', ')}, which conflicts with its CNAME`,
       fix: `Delete the ${family.type} record(s) ${foreign.join(', ')} of ${domain}: a name with a CNAME can have no other records.`,
     });
@@ -180,6 +191,7 @@ async function checkApex(dns: DnsQueries, result: Verification): Promise<void> {
   const [own, theirs] = await Promise.all([addressesOf(dns, domain), addressesOf(dns, target)]);
   if (theirs.A.length === 0 && theirs.AAAA.length === 0) {
     result.problems.push({
+      about: 'dns',
       problem: `The target ${target} has no A or AAAA records, so nothing can be compared`,
       fix: 'Check that --target is the DNS target shown in the dashboard.',
     });
@@ -194,18 +206,44 @@ async function checkApex(dns: DnsQueries, result: Verification): Promise<void> {
     if (foreign.length > 0) {
       matches = false;
       result.problems.push({
+        about: 'dns',
         problem: `The apex ${domain} has ${family.type} ${foreign.join(', ')}, not an address of ${target} (${theirs[family.type].join(', ') || 'none'})`,
         fix: alias,
       });
     } else if (missing) {
       matches = false;
       result.problems.push({
+        about: 'dns',
         problem: `The apex ${domain} has no ${family.type} record, while ${target} has ${theirs[family.type].join(', ')}`,
         fix: alias,
       });
     }
   }
   if (matches) result.passed.push(`The apex ${domain} resolves to the addresses of ${target} (ALIAS/ANAME)`);
+}
+
+/** The name of the TXT record that proves a domain's owner added it here. */
+export const challengeName = (domain: string) => `_petstore-challenge.${domain}`;
+
+/**
+ * The ownership record (subdomain takeover guard): `_petstore-challenge.<domain>` must hold `token`, which
+ * only whoever added the domain here was shown.
+ */
+async function checkOwnership(dns: DnsQueries, token: string, result: Verification): Promise<void> {
+  const name = challengeName(result.domain);
+  const values = (await records('TXT', name, dns.resolveTxt(name))).map((chunks) => chunks.join(''));
+  if (values.includes(token)) {
+    result.passed.push(`TXT ${name} holds the ownership token`);
+    return;
+  }
+  result.problems.push({
+    about: 'ownership',
+    problem:
+      values.length === 0
+        ? `${name} has no TXT record, so ownership of ${result.domain} is not proven`
+        : `The TXT records of ${name} do not hold this domain's token`,
+    fix: `Add the record ${name} TXT "${token}" at your DNS provider.`,
+  });
 }
 
 /**
@@ -215,17 +253,19 @@ async function checkApex(dns: DnsQueries, result: Verification): Promise<void> {
  * - A subdomain needs a CNAME equal to `target`; an A or AAAA record beside it is named as the conflict.
  * - An apex needs ALIAS/ANAME, which resolvers show as addresses: it must resolve to the target's.
  * - The closest CAA records must allow `ca` (RFC 8659).
+ * - With `token`, the ownership TXT record must hold it.
  * A query the DNS server does not answer makes the result "not verified", with that as the problem.
  */
 export async function verifyDomain(
   dns: DnsQueries,
-  options: { domain: string; target: string; ca: string },
+  options: { domain: string; target: string; ca: string; token?: string },
 ): Promise<Verification> {
   const result: Verification = {
     domain: normalizeDomain(options.domain),
     target: normalizeDomain(options.target),
     kind: 'unknown',
     verified: false,
+    unanswered: false,
     passed: [],
     problems: [],
   };
@@ -235,10 +275,13 @@ export async function verifyDomain(
     result.kind = hasSoa ? 'apex' : 'subdomain';
     if (hasSoa) await checkApex(dns, result);
     else await checkSubdomain(dns, cname === undefined ? undefined : normalizeDomain(cname), result);
+    if (options.token !== undefined) await checkOwnership(dns, options.token, result);
     await checkCaa(dns, result.domain, normalizeDomain(options.ca), result);
   } catch (error) {
     if (!(error instanceof DnsQueryError)) throw error;
+    result.unanswered = true;
     result.problems.push({
+      about: 'dns',
       problem: error.message,
       fix: 'Check that the DNS server answers (choose one with --resolver host:port), then try again.',
     });

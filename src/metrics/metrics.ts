@@ -20,6 +20,8 @@ export interface Metrics {
   keyReloads: Counter;
   /** Shows a connection pool in the pool gauges (PostgreSQL), read at each scrape. */
   watchPool(stats: () => PoolStats): void;
+  /** Shows the custom domains per state in `petstore_domains`, read at each scrape. */
+  watchDomains(counts: () => Readonly<Record<string, number>>): void;
   /** Everything, in the Prometheus text format. */
   render(): Promise<string>;
 }
@@ -43,6 +45,17 @@ export function createMetrics(): Metrics {
         if (pool !== undefined) this.set(read(pool()));
       },
     });
+  let domains: (() => Readonly<Record<string, number>>) | undefined;
+  new Gauge({
+    name: 'petstore_domains',
+    help: 'Custom domains, by state.',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      if (domains === undefined) return;
+      for (const [state, count] of Object.entries(domains())) this.set({ state }, count);
+    },
+  });
   poolGauge('petstore_db_pool_connections', 'PostgreSQL connections open, idle or in use.', (s) => s.total);
   poolGauge('petstore_db_pool_idle', 'PostgreSQL connections open and idle.', (s) => s.idle);
   poolGauge('petstore_db_pool_waiting', 'Queries waiting for a PostgreSQL connection.', (s) => s.waiting);
@@ -99,6 +112,9 @@ export function createMetrics(): Metrics {
     }),
     watchPool(stats) {
       pool = stats;
+    },
+    watchDomains(counts) {
+      domains = counts;
     },
     render: () => registry.metrics(),
   };
