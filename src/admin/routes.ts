@@ -1,6 +1,14 @@
 import type { AuditRepository } from '../audit/index.js';
 import type { Clock } from '../clock/index.js';
-import type { AdminOperationId, ApiKeyChange, AuditQuery, NewApiKey, Rotation } from '../contract/index.js';
+import type {
+  AdminOperationId,
+  ApiKeyChange,
+  AuditQuery,
+  NewApiKey,
+  NewDomain,
+  Rotation,
+} from '../contract/index.js';
+import { DomainConflictError, DomainInputError, type DomainManager } from '../domains/index.js';
 import { ApiError } from '../errors/index.js';
 import type { OperationHandler } from '../http/index.js';
 import {
@@ -19,11 +27,15 @@ async function checked<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof KeyInputError) throw new ApiError('validation_failed', error.message);
     if (error instanceof KeyRevokedError) throw new ApiError('key_revoked', error.message);
+    if (error instanceof DomainInputError) throw new ApiError('validation_failed', error.message);
+    if (error instanceof DomainConflictError) throw new ApiError('domain_conflict', error.message);
     throw error;
   }
 }
 
 const missing = (id: string) => new ApiError('not_found', `No API key has the id ${id}`);
+const noDomain = (name: string) =>
+  new ApiError('not_found', `${name.slice(0, 100)} is not a custom domain of this service`);
 
 /** A key's limits from the flat fields of a body: both or neither. */
 function limitsOf(body: { perMinute?: number; perDay?: number }, current?: ApiKeyRecord['limits']) {
@@ -36,13 +48,18 @@ function limitsOf(body: { perMinute?: number; perDay?: number }, current?: ApiKe
   return { perMinute, perDay };
 }
 
-/** The handlers of the admin API: thin callers of the same key manager as the CLI, acting as their token. */
+/**
+ * The handlers of the admin API: thin callers of the same key and domain managers as the CLI, acting as
+ * their token.
+ */
 export function createAdminHandlers(deps: {
   keys: KeyManager;
+  domains: DomainManager;
   audit: AuditRepository;
   clock: Clock;
 }): Record<AdminOperationId, OperationHandler> {
-  const { keys, audit, clock } = deps;
+  const { keys, domains, audit, clock } = deps;
+  const nameOf = (params: unknown) => (params as { name: string }).name;
   const actor = (request: { adminToken: { id: string } | null }) => request.adminToken?.id ?? 'unknown';
   const view = (record: ApiKeyRecord) => keyView(record, clock.now());
   const issued = ({ record, key }: IssuedKey) => ({ ...view(record), key });
@@ -121,6 +138,42 @@ export function createAdminHandlers(deps: {
         ...(query.target !== undefined ? { target: query.target } : {}),
       });
       return reply.send(events);
+    },
+    async listDomains(_request, reply) {
+      return reply.send((await domains.list()).map((record) => domains.view(record)));
+    },
+    async addDomain(request, reply) {
+      const body = request.body as NewDomain;
+      const record = await checked(() =>
+        domains.add(
+          body.name,
+          {
+            ...(body.primary !== undefined ? { primary: body.primary } : {}),
+            ...(body.redirectTo !== undefined ? { redirectTo: body.redirectTo } : {}),
+            ...(body.redirectStatus !== undefined ? { redirectStatus: body.redirectStatus } : {}),
+          },
+          actor(request),
+        ),
+      );
+      return reply.code(201).send(domains.view(record));
+    },
+    async getDomain(request, reply) {
+      const name = nameOf(request.params);
+      const record = await domains.get(name);
+      if (record === undefined) throw noDomain(name);
+      return reply.send(domains.view(record));
+    },
+    async verifyDomain(request, reply) {
+      const name = nameOf(request.params);
+      const record = await domains.verify(name, actor(request));
+      if (record === undefined) throw noDomain(name);
+      return reply.send(domains.view(record));
+    },
+    async removeDomain(request, reply) {
+      const name = nameOf(request.params);
+      const removal = await checked(() => domains.remove(name, actor(request)));
+      if (removal === undefined) throw noDomain(name);
+      return reply.send({ name: removal.removed.name, dnsStillPointsHere: removal.stillPointsHere });
     },
   };
 }

@@ -1,31 +1,43 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { CLI_ACTOR } from '../audit/index.js';
+import { systemClock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import {
-  isConfiguredDomain,
+  checkDepsOf,
+  createDomainManager,
+  DomainConflictError,
+  DomainInputError,
+  type DomainManager,
+  type DomainRecord,
   isDomainName,
   normalizeDomain,
-  parseDomains,
   type Verification,
   verifyDomain,
   verifyWithRetries,
 } from '../domains/index.js';
-import type { Storage } from '../storage/index.js';
 import { parseOptions, UsageError } from './args.js';
-import { printable } from './output.js';
+import { jsonLine, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
 
 export const DOMAINS_USAGE = `Usage:
-  petstore domains verify <domain> --target <dns target> [--resolver host:port]
-                          [--ca letsencrypt.org] [--wait [seconds]]
+  petstore domains add <domain> [--primary] [--redirect-to <domain> [--status 301]] [--json]
+  petstore domains list [--json]
+  petstore domains status <domain> [--json]
+  petstore domains verify <domain> [--target <dns target>] [--resolver host:port] [--ca letsencrypt.org]
+                          [--wait [seconds]]
+  petstore domains remove <domain>
 
-Checks the domain's DNS with real queries: a subdomain needs a CNAME equal to the target, with no A or
-AAAA record beside it; an apex (a name with its own SOA record) needs an ALIAS or ANAME record, so it must
-resolve to the target's addresses; CAA records must allow the CA. Every failure is printed with its fix.
-On success the verification is recorded, and the TLS ask check answers 200 for the domain while it is
-configured. --resolver picks the DNS server (default: the system's); --wait retries until it verifies,
-backing off from 2 s to 30 s, for at most the given seconds (default 300).
-Exit codes: 0 verified, 1 not verified, 2 wrong arguments.`;
+Custom domains of the published reference. add stores a domain as pending and prints the DNS records its
+owner adds: a CNAME to the DNS target (DOMAINS_TARGET; an apex needs ALIAS/ANAME instead) and a TXT record
+_petstore-challenge.<domain> holding a token (required with DOMAINS_REQUIRE_TXT=on). Every running server
+re-checks domains on a schedule (each minute at first, backing off to daily) and moves each through
+pending, verified (DNS right), active (a certificate is served; TLS_CHECK_ADDRESS), misconfigured (DNS moved
+away) and certificate_failed (no certificate 30 minutes after verification). status shows the state, why,
+and the fix; verify checks now (a new 30 minutes for the certificate), and for a domain not added, checks
+its DNS once and records nothing. remove stops serving it and issuing certificates for it on every server
+at once. --json prints the same object the admin API returns.
+Exit codes: 0 done (verify: verified or active), 1 not (or not found), 2 wrong arguments.`;
 
 /** `--wait` without seconds waits this long: DNS changes usually propagate within minutes. */
 const DEFAULT_WAIT_SECONDS = 300;
@@ -72,28 +84,11 @@ function parseResolver(value: string): string {
 }
 
 function domainArgument(flag: string, value: string | undefined): string {
-  if (value === undefined) throw new UsageError(`domains verify needs ${flag}`, 'domains');
+  if (value === undefined) throw new UsageError(`domains needs ${flag}`, 'domains');
   const domain = normalizeDomain(value);
   if (!isDomainName(domain))
     throw new UsageError(`${flag} must be a domain name such as docs.example.com (got ${value})`, 'domains');
   return domain;
-}
-
-function parseVerifyArgs(args: string[]) {
-  const { rest, waitSeconds } = takeWait(args);
-  const { values, positionals } = parseOptions(
-    rest,
-    { target: { type: 'string' }, resolver: { type: 'string' }, ca: { type: 'string' } },
-    'domains',
-  );
-  if (positionals.length !== 1) throw new UsageError('domains verify takes exactly one domain', 'domains');
-  return {
-    domain: domainArgument('<domain>', positionals[0]),
-    target: domainArgument('--target', values.target),
-    ca: domainArgument('--ca', values.ca ?? 'letsencrypt.org'),
-    resolver: values.resolver === undefined ? undefined : parseResolver(values.resolver),
-    waitSeconds,
-  };
 }
 
 /**
@@ -108,46 +103,296 @@ function report(result: Verification, out: NodeJS.WritableStream): void {
   }
 }
 
-/** `petstore domains …`: returns the exit code (0 verified, 1 not verified). */
+/** A domain as `domains status` prints it for people. */
+function describe(view: ReturnType<DomainManager['view']>, out: NodeJS.WritableStream): void {
+  const role =
+    view.redirect !== null
+      ? `redirects to ${view.redirect.to} (${view.redirect.status})`
+      : view.primary
+        ? 'primary'
+        : 'serves the reference';
+  out.write(
+    `${printable(view.name)}: ${view.state} (${view.source === 'file' ? 'config file' : 'added'}; ${role})\n`,
+  );
+  out.write(`  ${printable(view.reason)}\n`);
+  if (view.fix !== null) out.write(`  Fix: ${printable(view.fix)}\n`);
+  if (view.certificate !== null) {
+    out.write(`  Certificate: ${printable(view.certificate.issuer)}, until ${view.certificate.expiresAt}\n`);
+  }
+  out.write(`  Checked: ${view.checkedAt ?? 'not yet'}; next check: ${view.nextCheckAt}\n`);
+  out.write('  DNS records:\n');
+  for (const record of view.dns) {
+    const value = record.type === 'TXT' ? `"${record.value}"` : record.value;
+    out.write(
+      `    ${printable(record.name)} ${record.type} ${printable(value)}${record.required ? '' : ' (optional)'}\n`,
+    );
+  }
+}
+
+function parseAddArgs(args: string[]) {
+  const { values, positionals } = parseOptions(
+    args,
+    {
+      primary: { type: 'boolean' },
+      'redirect-to': { type: 'string' },
+      status: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    'domains',
+  );
+  if (positionals.length !== 1) throw new UsageError('domains add takes exactly one domain', 'domains');
+  const status = values.status;
+  if (status !== undefined && !/^\d{3}$/.test(status)) {
+    throw new UsageError(`--status takes 301, 302, 307 or 308 (got ${status})`, 'domains');
+  }
+  if (status !== undefined && values['redirect-to'] === undefined) {
+    throw new UsageError('--status goes with --redirect-to', 'domains');
+  }
+  return {
+    name: domainArgument('<domain>', positionals[0]),
+    options: {
+      ...(values.primary === true ? { primary: true } : {}),
+      ...(values['redirect-to'] !== undefined
+        ? { redirectTo: domainArgument('--redirect-to', values['redirect-to']) }
+        : {}),
+      ...(status !== undefined ? { redirectStatus: Number(status) } : {}),
+    },
+    json: values.json === true,
+  };
+}
+
+/** One domain argument and `--json`, for list, status and remove. */
+function parseNamed(action: string, args: string[], takesName: boolean) {
+  const { values, positionals } = parseOptions(args, { json: { type: 'boolean' } }, 'domains');
+  if (positionals.length !== (takesName ? 1 : 0)) {
+    throw new UsageError(
+      `domains ${action} takes ${takesName ? 'exactly one domain' : 'no domain'}`,
+      'domains',
+    );
+  }
+  return { name: takesName ? domainArgument('<domain>', positionals[0]) : '', json: values.json === true };
+}
+
+function parseVerifyArgs(args: string[]) {
+  const { rest, waitSeconds } = takeWait(args);
+  const { values, positionals } = parseOptions(
+    rest,
+    { target: { type: 'string' }, resolver: { type: 'string' }, ca: { type: 'string' } },
+    'domains',
+  );
+  if (positionals.length !== 1) throw new UsageError('domains verify takes exactly one domain', 'domains');
+  return {
+    domain: domainArgument('<domain>', positionals[0]),
+    target: values.target === undefined ? undefined : domainArgument('--target', values.target),
+    ca: values.ca === undefined ? undefined : domainArgument('--ca', values.ca),
+    resolver: values.resolver === undefined ? undefined : parseResolver(values.resolver),
+    waitSeconds,
+  };
+}
+
+const ACTIONS = ['add', 'list', 'status', 'verify', 'remove'];
+
+/** `petstore domains …`: returns the exit code. */
 export async function domainsCommand(
   args: string[],
   config: Config,
   out: NodeJS.WritableStream,
 ): Promise<number> {
   const [action, ...rest] = args;
-  if (action !== 'verify') {
+  if (action === undefined || !ACTIONS.includes(action)) {
     throw new UsageError(
-      action === undefined ? 'domains needs an action: verify' : `unknown domains action: ${action}`,
+      action === undefined
+        ? `domains needs an action: ${ACTIONS.join(', ')}`
+        : `unknown domains action: ${action}`,
       'domains',
     );
   }
-  const options = parseVerifyArgs(rest);
-  const resolver = new Resolver({ timeout: 3_000, tries: 2 });
-  if (options.resolver !== undefined) resolver.setServers([options.resolver]);
-  const check = { domain: options.domain, target: options.target, ca: options.ca };
-  // Before any DNS query: a verification that could not be recorded would be waited for in vain.
+  const parsed = {
+    add: () => parseAddArgs(rest),
+    verify: () => parseVerifyArgs(rest),
+    other: () => parseNamed(action, rest, action !== 'list'),
+  };
+  const add = action === 'add' ? parsed.add() : undefined;
+  const verify = action === 'verify' ? parsed.verify() : undefined;
+  const named = add === undefined && verify === undefined ? parsed.other() : undefined;
+  const options = {
+    ...config.domainChecks,
+    ...(verify?.target !== undefined ? { target: verify.target } : {}),
+    ...(verify?.ca !== undefined ? { ca: verify.ca } : {}),
+    ...(verify?.resolver !== undefined ? { resolver: verify.resolver } : {}),
+  };
   const storage = await openExistingStorage(config);
   try {
-    return await verifyAndRecord(check, options.waitSeconds, resolver, storage, config, out);
+    const manager = createDomainManager({
+      domains: storage.domains,
+      checks: checkDepsOf(options, systemClock),
+      clock: systemClock,
+    });
+    try {
+      if (add !== undefined) return await addDomain(manager, add, out);
+      if (verify !== undefined) return await verifyNamed(manager, verify, options, out);
+      const { name, json } = named as { name: string; json: boolean };
+      if (action === 'list') return await listDomains(manager, json, out);
+      if (action === 'status') return await showDomain(manager, name, json, out);
+      return await removeDomain(manager, name, out);
+    } catch (error) {
+      if (error instanceof DomainInputError) throw new UsageError(error.message, 'domains');
+      if (error instanceof DomainConflictError) {
+        out.write(`${printable(error.message)}\n`);
+        return 1;
+      }
+      throw error;
+    }
   } finally {
     await storage.close();
   }
 }
 
-async function verifyAndRecord(
-  check: { domain: string; target: string; ca: string },
-  waitSeconds: number | undefined,
-  resolver: Resolver,
-  storage: Storage,
-  config: Config,
+async function addDomain(
+  manager: DomainManager,
+  request: ReturnType<typeof parseAddArgs>,
   out: NodeJS.WritableStream,
 ): Promise<number> {
+  const record = await manager.add(request.name, request.options, CLI_ACTOR);
+  const view = manager.view(record);
+  if (request.json) {
+    out.write(jsonLine(view));
+    return 0;
+  }
+  out.write(`Added ${view.name} (pending). At your DNS provider, add:\n`);
+  for (const entry of view.dns) {
+    const value =
+      entry.type === 'TXT' ? `"${entry.value}"` : `${entry.value} (TTL 3600; an apex needs ALIAS or ANAME)`;
+    out.write(
+      `  ${entry.name} ${entry.type} ${value}${entry.required ? '' : ' (optional: proves you own it)'}\n`,
+    );
+  }
+  if (!view.dns.some((entry) => entry.type === 'CNAME')) {
+    out.write('  (no CNAME target is configured: the operator sets DOMAINS_TARGET)\n');
+  }
+  out.write(`Running servers check it within a minute; see: petstore domains status ${view.name}\n`);
+  return 0;
+}
+
+async function listDomains(
+  manager: DomainManager,
+  json: boolean,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const views = (await manager.list()).map((record) => manager.view(record));
+  if (json) {
+    out.write(jsonLine(views));
+    return 0;
+  }
+  if (views.length === 0) {
+    out.write('No custom domains. Add one: petstore domains add <domain>\n');
+    return 0;
+  }
+  const rows = views.map((view) => [
+    printable(view.name),
+    view.state,
+    view.source === 'file' ? 'config file' : 'added',
+    view.redirect !== null
+      ? `-> ${view.redirect.to} (${view.redirect.status})`
+      : view.primary
+        ? 'primary'
+        : 'serves',
+    view.checkedAt ?? 'not yet',
+  ]);
+  const header = ['DOMAIN', 'STATE', 'SOURCE', 'ROLE', 'CHECKED'];
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  for (const row of [header, ...rows]) {
+    out.write(
+      `${row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
+  }
+  return 0;
+}
+
+async function showDomain(
+  manager: DomainManager,
+  name: string,
+  json: boolean,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const record = await manager.get(name);
+  if (record === undefined) {
+    out.write(`${name} is not a custom domain here. Add it: petstore domains add ${name}\n`);
+    return 1;
+  }
+  if (json) out.write(jsonLine(manager.view(record)));
+  else describe(manager.view(record), out);
+  return 0;
+}
+
+async function removeDomain(
+  manager: DomainManager,
+  name: string,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const removed = await manager.remove(name, CLI_ACTOR);
+  if (removed === undefined) {
+    out.write(`${name} is not a custom domain here.\n`);
+    return 1;
+  }
+  out.write(`Removed ${name}: every server stops serving it and no certificate is issued for it any more.\n`);
+  if (removed.stillPointsHere) {
+    out.write(
+      `Warning: the DNS of ${name} still points here. Remove its record at your DNS provider, or whoever adds ${name} next could serve under it.\n`,
+    );
+  }
+  return 0;
+}
+
+const isCertified = (record: DomainRecord) => record.state === 'verified' || record.state === 'active';
+
+async function verifyNamed(
+  manager: DomainManager,
+  request: ReturnType<typeof parseVerifyArgs>,
+  options: { target: string | undefined; ca: string; resolver: string | undefined },
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const stored = await manager.get(request.domain);
+  if (stored === undefined) return verifyOnce(request, options, out);
+  let record = (await manager.verify(request.domain, CLI_ACTOR)) ?? stored;
+  const deadline = Date.now() + (request.waitSeconds ?? 0) * 1000;
+  let delay = 2_000;
+  while (!isCertified(record) && Date.now() + delay <= deadline) {
+    out.write(`  not yet: ${printable(record.reason)}; retrying in ${Math.round(delay / 1000)} s\n`);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, 30_000);
+    record = (await manager.verify(request.domain, CLI_ACTOR)) ?? record;
+  }
+  describe(manager.view(record), out);
+  return isCertified(record) ? 0 : 1;
+}
+
+/** A domain not added: its DNS checked once, as before domains had states; nothing is recorded. */
+async function verifyOnce(
+  request: ReturnType<typeof parseVerifyArgs>,
+  options: { target: string | undefined; ca: string; resolver: string | undefined },
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  if (options.target === undefined) {
+    throw new UsageError(
+      `${request.domain} is not added; to check its DNS once, give --target (or set DOMAINS_TARGET)`,
+      'domains',
+    );
+  }
+  const resolver = new Resolver({ timeout: 3_000, tries: 2 });
+  if (options.resolver !== undefined) resolver.setServers([options.resolver]);
+  const check = { domain: request.domain, target: options.target, ca: options.ca };
   out.write(`Verifying ${check.domain} against ${check.target} (CA ${check.ca}).\n`);
   const result =
-    waitSeconds === undefined
+    request.waitSeconds === undefined
       ? await verifyDomain(resolver, check)
       : await verifyWithRetries(() => verifyDomain(resolver, check), {
-          limitMs: waitSeconds * 1000,
+          limitMs: request.waitSeconds * 1000,
           onRetry: (last, delayMs) =>
             out.write(
               `  not yet: ${printable(last.problems[0]?.problem ?? 'not verified')}; retrying in ${Math.round(delayMs / 1000)} s\n`,
@@ -165,13 +410,8 @@ async function verifyAndRecord(
     );
     return 1;
   }
-
-  await storage.domains.markVerified(result.domain, result.target, new Date().toISOString());
-  out.write(`Verified ${result.domain}; recorded.\n`);
-  if (!isConfiguredDomain(parseDomains(config.domains).value, result.domain)) {
-    out.write(
-      `Note: ${result.domain} is not in the domains of PETSTORE_CONFIG; it is served, and gets a certificate, once it is.\n`,
-    );
-  }
+  out.write(
+    `Verified ${result.domain}. It is not added: petstore domains add ${result.domain} serves it and gets it a certificate.\n`,
+  );
   return 0;
 }

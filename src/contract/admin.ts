@@ -152,6 +152,103 @@ export const AuditQuery = Type.Object(
 
 export const KeyParams = Type.Object({ id: KeyId }, { additionalProperties: false });
 
+const DomainName = (description: string) =>
+  Type.String({
+    minLength: 3,
+    maxLength: 254,
+    pattern: '^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?\\.?$',
+    description,
+    examples: ['docs.example.com'],
+  });
+
+export const DomainParams = Type.Object(
+  { name: DomainName('The domain, such as docs.example.com.') },
+  { additionalProperties: false },
+);
+
+export const NewDomain = Type.Object(
+  {
+    name: DomainName('The domain or subdomain, such as docs.example.com.'),
+    primary: Type.Optional(
+      Type.Boolean({ description: 'Whether it is the primary domain (the one before it stops being so).' }),
+    ),
+    redirectTo: Type.Optional(DomainName('Send its requests to this domain instead of serving them.')),
+    redirectStatus: Type.Optional(
+      Type.Unsafe<301 | 302 | 307 | 308>({
+        type: 'integer',
+        enum: [301, 302, 307, 308],
+        description: 'The redirect status: 301 (documented), 302, 307 or 308.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'A custom domain to add. Unknown fields are refused.' },
+);
+
+const DomainStateSchema = stringEnum(
+  ['pending', 'verified', 'active', 'misconfigured', 'certificate_failed'] as const,
+  { description: 'Where the domain stands: see the README, "Custom domains".' },
+);
+
+export const Domain = Type.Object(
+  {
+    name: Type.String(),
+    source: stringEnum(['file', 'api'] as const, {
+      description: '`file`: declared in the config file; `api`: added with the CLI or the admin API.',
+    }),
+    primary: Type.Boolean(),
+    redirect: OrNull(
+      Type.Object(
+        { to: Type.String(), status: Type.Integer() },
+        { additionalProperties: false, description: 'Where its requests are sent, with which status.' },
+      ),
+    ),
+    state: DomainStateSchema,
+    reason: Type.String({ description: 'Why it is in its state.' }),
+    fix: OrNull(Type.String({ description: 'What its owner should change.' })),
+    dns: Type.Array(
+      Type.Object(
+        {
+          name: Type.String(),
+          type: stringEnum(['CNAME', 'TXT'] as const),
+          value: Type.String(),
+          required: Type.Boolean(),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The records its owner adds at the DNS provider.' },
+    ),
+    addedAt: Timestamp('When it was added.'),
+    stateSince: Timestamp('When it entered its state.'),
+    checkedAt: OrNull(Timestamp('Its last check.')),
+    nextCheckAt: Timestamp('When it is checked next.'),
+    lastCheck: OrNull(
+      stringEnum(['passed', 'failed', 'could_not_check'] as const, {
+        description: '`could_not_check`: the DNS server did not answer; that never counts as a failure.',
+      }),
+    ),
+    certificate: OrNull(
+      Type.Object(
+        { issuer: Type.String(), expiresAt: Timestamp('When the certificate ends.') },
+        {
+          additionalProperties: false,
+          description: 'The certificate the TLS front served at the last check.',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'A custom domain of the published reference.' },
+);
+
+export const DomainRemoval = Type.Object(
+  {
+    name: Type.String(),
+    dnsStillPointsHere: Type.Boolean({
+      description: 'Whether its DNS still points here: its owner should remove the record.',
+    }),
+  },
+  { additionalProperties: false, description: 'A removed domain: no longer served, no certificate issued.' },
+);
+
 export const ADMIN_SCHEMAS = {
   NewApiKey,
   ApiKeyChange,
@@ -159,11 +256,17 @@ export const ADMIN_SCHEMAS = {
   ApiKey,
   ApiKeyCreated,
   AuditEvent,
+  NewDomain,
+  Domain,
+  DomainRemoval,
   Error: ErrorSchema,
 } satisfies Record<string, TSchema>;
 export type AdminSchemaName = keyof typeof ADMIN_SCHEMAS;
 
-export const ADMIN_PARAMETER_SCHEMAS = { KeyParams, AuditQuery, NoQuery } satisfies Record<string, TSchema>;
+export const ADMIN_PARAMETER_SCHEMAS = { KeyParams, DomainParams, AuditQuery, NoQuery } satisfies Record<
+  string,
+  TSchema
+>;
 export type AdminParameterName = keyof typeof ADMIN_PARAMETER_SCHEMAS;
 
 const BODY_ERRORS = [400, 413, 415] as const;
@@ -269,6 +372,67 @@ export const ADMIN_OPERATIONS = [
     success: { status: 200, description: 'The events.', schema: 'AuditEvent', array: true },
     errors: [400],
   },
+  {
+    operationId: 'listDomains',
+    method: 'GET',
+    path: '/domains',
+    tag: 'Domains',
+    summary: 'List custom domains',
+    description: 'Every custom domain, those of the config file included, by name, with its state.',
+    success: { status: 200, description: 'Every domain.', schema: 'Domain', array: true },
+    errors: [],
+  },
+  {
+    operationId: 'addDomain',
+    method: 'POST',
+    path: '/domains',
+    tag: 'Domains',
+    summary: 'Add a custom domain',
+    description:
+      'Adds a domain as `pending` and answers the DNS records its owner adds (a CNAME to the DNS target, ' +
+      'and the ownership TXT record). Every instance re-checks it on its schedule; it is served, and gets ' +
+      'a certificate, once verified.',
+    requestBody: 'NewDomain',
+    success: { status: 201, description: 'The domain.', schema: 'Domain' },
+    errors: [...BODY_ERRORS, 409],
+  },
+  {
+    operationId: 'getDomain',
+    method: 'GET',
+    path: '/domains/{name}',
+    tag: 'Domains',
+    summary: 'Show a custom domain',
+    description: 'Its state, why, the fix, its DNS records, its certificate and its next check.',
+    params: 'DomainParams',
+    success: { status: 200, description: 'The domain.', schema: 'Domain' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'verifyDomain',
+    method: 'POST',
+    path: '/domains/{name}/verify',
+    tag: 'Domains',
+    summary: 'Re-verify a custom domain',
+    description:
+      'Checks the domain now. One waiting for its certificate, or whose certificate failed, gets 30 new ' +
+      'minutes, as a new attempt.',
+    params: 'DomainParams',
+    success: { status: 200, description: 'The domain after the check.', schema: 'Domain' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'removeDomain',
+    method: 'DELETE',
+    path: '/domains/{name}',
+    tag: 'Domains',
+    summary: 'Remove a custom domain',
+    description:
+      'Every instance stops serving it and refuses certificates for it at once. Domains of the config ' +
+      'file are removed there (409 here).',
+    params: 'DomainParams',
+    success: { status: 200, description: 'The removal.', schema: 'DomainRemoval' },
+    errors: [400, 404, 409],
+  },
 ] as const satisfies readonly Operation<AdminSchemaName, AdminParameterName>[];
 
 export type AdminOperationId = (typeof ADMIN_OPERATIONS)[number]['operationId'];
@@ -279,3 +443,4 @@ export type Rotation = Static<typeof Rotation>;
 export type ApiKey = Static<typeof ApiKey>;
 export type AuditEvent = Static<typeof AuditEvent>;
 export type AuditQuery = Static<typeof AuditQuery>;
+export type NewDomain = Static<typeof NewDomain>;

@@ -6,6 +6,7 @@ export {
   type AuditEvent,
   type AuditQuery,
   type NewApiKey,
+  type NewDomain,
   type Rotation,
 } from './admin.js';
 export { type AdminDocumentOptions, buildAdminDocument } from './admin-openapi.js';

@@ -11,7 +11,7 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 
  */
 export interface Operation<S extends string = string, P extends string = string> {
   operationId: string;
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path below the API's base address, in OpenAPI form (`/pets/{petId}`). */
   path: string;
   tag: string;

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'api_key_expired'
   | 'insufficient_scope'
   | 'key_revoked'
+  | 'domain_conflict'
   | 'validation_failed'
   | 'malformed_json'
   | 'malformed_request'
@@ -41,6 +42,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   idempotency_key_in_use: 409,
   pet_not_available: 409,
   key_revoked: 409,
+  domain_conflict: 409,
   endpoint_sunset: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -66,6 +68,8 @@ export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
   api_key_expired: 'The API key is past its expiry (or the grace period of its rotation): use its successor.',
   insufficient_scope: 'The API key lacks the scope the operation needs; `WWW-Authenticate` names it.',
   key_revoked: 'The API key is revoked: it can no longer be changed or rotated.',
+  domain_conflict:
+    'The domain is already added, or it is declared in the config file and changes only there.',
   not_found: 'No resource or route exists at this path.',
   method_not_allowed: 'The path exists but does not accept this method; see the `Allow` header.',
   idempotency_key_in_use: 'A request with the same `Idempotency-Key` is still being processed.',
