@@ -43,6 +43,13 @@ describe('configuration', () => {
       clockOffsetMs: 0,
       trustProxy: false,
       configFile: undefined,
+      domainChecks: {
+        target: undefined,
+        ca: 'letsencrypt.org',
+        resolver: undefined,
+        tlsAddress: '127.0.0.1:443',
+        requireTxt: false,
+      },
       domains: undefined,
     });
   });

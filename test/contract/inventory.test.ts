@@ -158,17 +158,24 @@ describe('the admin API document is its contract', () => {
     const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
     // Written out: the document is built from the contract, so comparing with it could not fail.
     assert.deepEqual(operations.map((operation) => operation.operationId).sort(), [
+      'addDomain',
       'createApiKey',
       'getApiKey',
       'getApiKeyHead',
+      'getDomain',
+      'getDomainHead',
       'listApiKeys',
       'listApiKeysHead',
       'listAuditEvents',
       'listAuditEventsHead',
+      'listDomains',
+      'listDomainsHead',
+      'removeDomain',
       'revokeApiKey',
       'rotateApiKey',
       'unbanApiKey',
       'updateApiKey',
+      'verifyDomain',
     ]);
     for (const operation of operations) {
       assert.deepEqual(operation.security, [{ adminToken: [] }], operation.operationId);

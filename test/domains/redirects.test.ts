@@ -1,43 +1,10 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli, type ServerProcess, spawnServer } from '../support/process.js';
-import { startTestServer, type TestServer, tempDir } from '../support/server.js';
-
-interface HostAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** A GET with a chosen Host header, which fetch does not allow to set. */
-function getWithHost(
-  baseUrl: string,
-  host: string,
-  pathAndQuery: string,
-  headers: Record<string, string> = {},
-): Promise<HostAnswer> {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const sent = http.get(
-      { hostname, port, path: pathAndQuery, headers: { ...headers, host }, agent: false },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-        );
-      },
-    );
-    sent.on('error', reject);
-  });
-}
+import { getWithHost, startTestServer, type TestServer, tempDir } from '../support/server.js';
 
 /** Polls until `host` gets `status` on `/openapi.json`; fails after `limitMs`. */
 async function waitForStatus(url: string, host: string, status: number, limitMs: number): Promise<void> {

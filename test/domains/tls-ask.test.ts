@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
 import { networkInterfaces } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import tls from 'node:tls';
 import { BACKENDS } from '../support/backends.js';
-import { freePort } from '../support/process.js';
+import { handshake, startCaddy, type TestCaddy } from '../support/caddy.js';
 import { request, startTestServer, type TestServer, tempDir } from '../support/server.js';
 
 const ASK = '/internal/tls/ask';
@@ -23,11 +18,23 @@ const DOMAINS = {
   ],
 };
 
-/** Marks domains verified through the storage API, as `petstore domains verify` does on success. */
+/** Moves domains to `verified` in storage, as a check that found their DNS right does, and serves them so. */
 async function markVerified(server: TestServer, ...domains: string[]): Promise<void> {
+  const now = new Date().toISOString();
   for (const domain of domains) {
-    await server.deps.storage.domains.markVerified(domain, 'target.platform.test', new Date().toISOString());
+    await server.deps.storage.domains.recordCheck(domain, {
+      state: 'verified',
+      reason: 'DNS is right',
+      fix: null,
+      stateSince: now,
+      checkedAt: now,
+      // Not due again during the test: no re-check moves it back.
+      nextCheckAt: '2099-01-01T00:00:00.000Z',
+      lastCheck: 'passed',
+      certificate: null,
+    });
   }
+  await server.deps.domains.registry.refresh();
 }
 
 const ask = (server: TestServer, domain: string, headers: Record<string, string> = {}) =>
@@ -42,18 +49,18 @@ for (const backend of BACKENDS) {
     });
     after(() => server.close());
 
-    test('200 only for a domain that is configured and verified', async () => {
+    test('200 only for a domain that is verified (or active)', async () => {
       for (const domain of ['docs.verified.test', 'OLD.verified.test.']) {
         const answer = await ask(server, domain);
         assert.equal(answer.status, 200, domain);
       }
       assert.deepEqual((await ask(server, 'docs.verified.test')).body, {
         domain: 'docs.verified.test',
-        verified: true,
+        state: 'verified',
       });
       const unverified = await ask(server, 'www.unverified.test');
       assert.equal(unverified.status, 404);
-      assert.match((unverified.body as { message: string }).message, /configured but not verified/);
+      assert.match((unverified.body as { message: string }).message, /is pending, not verified/);
       const unconfigured = await ask(server, 'gone.verified.test');
       assert.equal(unconfigured.status, 404, 'verified once, but not configured');
       assert.deepEqual(
@@ -111,100 +118,32 @@ describe('TLS ask check from another machine', () => {
   });
 });
 
-const CADDY = '/usr/bin/caddy';
-
-/** A TLS handshake to Caddy with an SNI name; resolves with the certificate's subject alternative names. */
-function handshake(port: number, servername: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
-      const names = socket.getPeerCertificate().subjectaltname ?? '';
-      socket.end();
-      resolve(names);
-    });
-    socket.setTimeout(10_000, () => socket.destroy(new Error('handshake timed out')));
-    socket.on('error', reject);
-  });
-}
-
 describe('Caddy with on-demand TLS asks the service', () => {
   const { dir, remove } = tempDir('petstore-caddy-');
   let server: TestServer;
-  let caddy: ChildProcess | undefined;
+  let caddy: TestCaddy;
   let caddyPort = 0;
-  const caddyOutput: string[] = [];
 
   before(async () => {
-    assert.ok(existsSync(CADDY), `${CADDY} is missing: install Debian's caddy (apt-get install -y caddy)`);
     server = await startTestServer({}, { configFile: { domains: DOMAINS } });
     await markVerified(server, 'docs.verified.test');
     const servicePort = new URL(server.url).port;
-    caddyPort = await freePort();
-    const httpPort = await freePort();
-    for (const sub of ['home', 'data', 'config', 'storage']) mkdirSync(path.join(dir, sub));
-    // admin off and ports of our own: nothing here depends on, or collides with, a system Caddy service.
-    const caddyfile = `{
-	admin off
-	auto_https disable_redirects
-	http_port ${httpPort}
-	https_port ${caddyPort}
-	storage file_system {
-		root ${path.join(dir, 'storage')}
-	}
-	local_certs
-	skip_install_trust
-	on_demand_tls {
-		ask http://127.0.0.1:${servicePort}${ASK}
-	}
-}
-
-https://:${caddyPort} {
-	bind 127.0.0.1
-	tls {
-		on_demand
-	}
-	reverse_proxy 127.0.0.1:${servicePort}
-}
-`;
-    const file = path.join(dir, 'Caddyfile');
-    writeFileSync(file, caddyfile);
-    caddy = spawn(CADDY, ['run', '--config', file, '--adapter', 'caddyfile'], {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: path.join(dir, 'home'),
-        XDG_DATA_HOME: path.join(dir, 'data'),
-        XDG_CONFIG_HOME: path.join(dir, 'config'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    caddy = await startCaddy({
+      dir,
+      askUrl: `http://127.0.0.1:${servicePort}${ASK}`,
+      upstream: `127.0.0.1:${servicePort}`,
     });
-    for (const stream of [caddy.stdout, caddy.stderr])
-      stream?.on('data', (chunk) => caddyOutput.push(String(chunk)));
-    const started = Date.now();
-    for (;;) {
-      assert.equal(caddy.exitCode, null, `caddy exited:\n${caddyOutput.join('')}`);
-      const listening = await new Promise<boolean>((resolve) => {
-        const probe = net.connect(caddyPort, '127.0.0.1', () => {
-          probe.destroy();
-          resolve(true);
-        });
-        probe.on('error', () => resolve(false));
-      });
-      if (listening) break;
-      assert.ok(Date.now() - started < 15_000, `caddy did not listen:\n${caddyOutput.join('')}`);
-      await sleep(100);
-    }
+    caddyPort = caddy.port;
   });
   after(async () => {
-    if (caddy !== undefined && caddy.exitCode === null) {
-      caddy.kill('SIGTERM');
-      await once(caddy, 'exit');
-    }
+    await caddy?.stop();
     await server?.close();
     remove();
   });
 
   test('a configured, verified domain gets a certificate for its name', async () => {
     const names = await handshake(caddyPort, 'docs.verified.test');
-    assert.match(names, /DNS:docs\.verified\.test/, caddyOutput.join(''));
+    assert.match(names, /DNS:docs\.verified\.test/, caddy.output.join(''));
   });
 
   test('an unknown domain gets no certificate: the handshake fails', async () => {

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { AuditEntry } from '../../src/audit/index.js';
 import { SCOPES } from '../../src/contract/index.js';
+import type { DomainRecord } from '../../src/domains/index.js';
 import type { ApiKeyRecord } from '../../src/keys/index.js';
 import {
   createStorage,
@@ -532,15 +533,132 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
       );
     });
 
-    test('domains: a verification is recorded and replaced', async () => {
-      assert.equal(await storage.domains.isVerified('docs.contract.test'), false);
-      await storage.domains.markVerified('docs.contract.test', 'a.target.test', '2026-12-01T00:00:00.000Z');
-      await storage.domains.markVerified('docs.contract.test', 'b.target.test', '2026-12-02T00:00:00.000Z');
-      assert.equal(await storage.domains.isVerified('docs.contract.test'), true);
-      const rows = await database.read<{ target: string }>(
-        "SELECT target FROM domain_verifications WHERE domain = 'docs.contract.test'",
+    test('domains: added once, the only primary, checked, claimed once, removed; every change audited', async () => {
+      const entry = (action: AuditEntry['action'], target: string): AuditEntry => ({
+        at: '2026-12-01T00:00:00.000Z',
+        actor: 'contract',
+        action,
+        target,
+        details: {},
+      });
+      const domain = (name: string, fields: Partial<DomainRecord> = {}): DomainRecord => ({
+        name,
+        source: 'api',
+        primary: false,
+        redirectTo: null,
+        redirectStatus: null,
+        state: 'pending',
+        reason: 'Added; not checked yet',
+        fix: null,
+        token: `token-of-${name}`,
+        addedAt: '2026-12-01T00:00:00.000Z',
+        stateSince: '2026-12-01T00:00:00.000Z',
+        checkedAt: null,
+        nextCheckAt: '2026-12-01T00:00:00.000Z',
+        lastCheck: null,
+        certificate: null,
+        ...fields,
+      });
+      const version = await storage.domains.version();
+      assert.equal(
+        await storage.domains.add(
+          domain('a.contract.test', { primary: true }),
+          entry('domain.added', 'a.contract.test'),
+        ),
+        true,
       );
-      assert.deepEqual(rows, [{ target: 'b.target.test' }]);
+      assert.equal(
+        await storage.domains.add(domain('a.contract.test'), entry('domain.added', 'a.contract.test')),
+        false,
+      );
+      assert.ok((await storage.domains.version()) > version, 'a change moves the version');
+      await storage.domains.add(
+        domain('b.contract.test', { primary: true, nextCheckAt: '2026-12-02T00:00:00.000Z' }),
+        entry('domain.added', 'b.contract.test'),
+      );
+      const primaries = (await storage.domains.list()).filter((record) => record.primary);
+      assert.deepEqual(
+        primaries.map((record) => record.name),
+        ['b.contract.test'],
+        'a new primary replaces the old',
+      );
+
+      const claimed = await storage.domains.claimDue(
+        '2026-12-01T12:00:00.000Z',
+        '2026-12-01T12:02:00.000Z',
+        10,
+      );
+      assert.deepEqual(
+        claimed.map((record) => record.name),
+        ['a.contract.test'],
+        'only what is due',
+      );
+      assert.deepEqual(
+        await storage.domains.claimDue('2026-12-01T12:00:00.000Z', '2026-12-01T12:02:00.000Z', 10),
+        [],
+        'a claimed domain is not claimed again before its lease ends',
+      );
+      const checked = await storage.domains.recordCheck(
+        'a.contract.test',
+        {
+          state: 'active',
+          reason: 'served',
+          fix: null,
+          stateSince: '2026-12-01T12:00:00.000Z',
+          checkedAt: '2026-12-01T12:00:00.000Z',
+          nextCheckAt: '2026-12-02T12:00:00.000Z',
+          lastCheck: 'passed',
+          certificate: { issuer: 'Test CA', expiresAt: '2027-03-01T00:00:00.000Z' },
+        },
+        entry('domain.state_changed', 'a.contract.test'),
+      );
+      assert.equal(checked?.state, 'active');
+      assert.deepEqual(checked?.certificate, { issuer: 'Test CA', expiresAt: '2027-03-01T00:00:00.000Z' });
+      assert.deepEqual(await storage.domains.get('a.contract.test'), checked);
+
+      // The file's domains: taken over from the API, added, and removed when the file drops them.
+      await storage.domains.syncFile(
+        [
+          domain('b.contract.test', { source: 'file', primary: true }),
+          domain('c.contract.test', { source: 'file', redirectTo: 'b.contract.test', redirectStatus: 301 }),
+        ],
+        '2026-12-01T13:00:00.000Z',
+      );
+      const sources = Object.fromEntries(
+        (await storage.domains.list()).map((record) => [record.name, record.source]),
+      );
+      assert.deepEqual(sources, {
+        'a.contract.test': 'api',
+        'b.contract.test': 'file',
+        'c.contract.test': 'file',
+      });
+      assert.equal((await storage.domains.get('c.contract.test'))?.redirectTo, 'b.contract.test');
+      await storage.domains.syncFile([], '2026-12-01T14:00:00.000Z');
+      assert.deepEqual(
+        (await storage.domains.list()).map((record) => record.name),
+        ['a.contract.test'],
+      );
+
+      assert.equal(
+        await storage.domains.remove('a.contract.test', entry('domain.removed', 'a.contract.test')),
+        true,
+      );
+      assert.equal(
+        await storage.domains.remove('a.contract.test', entry('domain.removed', 'a.contract.test')),
+        false,
+      );
+      const actions = (await storage.audit.list({ after: 0, limit: 1000 }))
+        .filter((event) => event.target.endsWith('.contract.test'))
+        .map((event) => `${event.action} ${event.target}`);
+      assert.deepEqual(actions, [
+        'domain.added a.contract.test',
+        'domain.added b.contract.test',
+        'domain.state_changed a.contract.test',
+        'domain.added c.contract.test',
+        'domain.removed b.contract.test',
+        'domain.removed c.contract.test',
+        'domain.removed a.contract.test',
+      ]);
     });
 
     test('ping answers while open', async () => {

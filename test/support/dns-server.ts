@@ -8,6 +8,7 @@ export interface ZoneEntry {
   /** Present at a zone apex. */
   SOA?: true;
   CAA?: { flags?: number; tag: string; value: string }[];
+  TXT?: string[];
 }
 
 /** Names (lower case, no trailing dot) to their records; the test may change it while the server runs. */
@@ -37,6 +38,8 @@ function recordsAt(zone: Zone, name: string, type: number): Record<string, unkno
       return (entry.AAAA ?? []).map((address) => ({ address }));
     case Packet.TYPE.CNAME:
       return entry.CNAME === undefined ? [] : [{ domain: entry.CNAME }];
+    case Packet.TYPE.TXT:
+      return (entry.TXT ?? []).map((data) => ({ data }));
     case Packet.TYPE.CAA:
       return (entry.CAA ?? []).map((record) => ({
         flags: record.flags ?? 0,
@@ -67,7 +70,7 @@ function recordsAt(zone: Zone, name: string, type: number): Record<string, unkno
  * a name with a CNAME answers other types with the CNAME followed by the target's records; an unknown name
  * is NXDOMAIN.
  */
-export async function startDnsServer(zone: Zone = new Map()): Promise<TestDnsServer> {
+export async function startDnsServer(zone: Zone = new Map(), port = 0): Promise<TestDnsServer> {
   const askedNames = new Set<string>();
   const waiting = new Map<string, (() => void)[]>();
   const server = createUDPServer((request, send) => {
@@ -103,10 +106,10 @@ export async function startDnsServer(zone: Zone = new Map()): Promise<TestDnsSer
     }
     send(response);
   });
-  await server.listen(0, '127.0.0.1');
-  const { port } = server.address();
+  await server.listen(port, '127.0.0.1');
+  const address = server.address();
   return {
-    address: `127.0.0.1:${port}`,
+    address: `127.0.0.1:${address.port}`,
     zone,
     asked: (name) =>
       askedNames.has(name)

@@ -22,12 +22,17 @@ export async function createKey(
 
 /**
  * A fleet of instances on 127.0.0.1 sharing one fresh PostgreSQL database and one Redis prefix, each with its
- * clock moved by `offsets[i]` milliseconds.
+ * clock moved by `offsets[i]` milliseconds, configured by `extraEnv` besides.
  */
-export async function startFleet(offsets: number[]) {
+export async function startFleet(offsets: number[], extraEnv: Record<string, string> = {}) {
   const backend = await backendEnvironment(POSTGRES_REDIS, '');
   // info: spawnServer waits for the line that says where the server listens.
-  const env: Record<string, string> = { ...backend.env, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4' };
+  const env: Record<string, string> = {
+    ...backend.env,
+    LOG_LEVEL: 'info',
+    DATABASE_POOL_SIZE: '4',
+    ...extraEnv,
+  };
   // Migrate once first; the instances then start at once (their migrations find nothing to do).
   assert.equal((await runCli(['migrate'], env)).code, 0);
   const started = await Promise.allSettled(

@@ -282,3 +282,35 @@ export function getStatus(url: string, headers: Record<string, string>, agent: h
     sent.on('error', reject);
   });
 }
+
+export interface HostAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A GET with a chosen Host header, which fetch does not allow to set. */
+export function getWithHost(
+  baseUrl: string,
+  host: string,
+  pathAndQuery: string,
+  headers: Record<string, string> = {},
+): Promise<HostAnswer> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const sent = http.get(
+      { hostname, port, path: pathAndQuery, headers: { ...headers, host }, agent: false },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+        );
+      },
+    );
+    sent.on('error', reject);
+  });
+}
