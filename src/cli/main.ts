@@ -27,7 +27,7 @@ Commands:
   keys         Manage API keys: create, list, show, rotate, revoke, unban
   admin-tokens Manage the tokens of the admin API: create, list, revoke
   audit        List the changes made to keys and admin tokens
-  domains      Verify a custom domain's DNS
+  domains      Add, check, show and remove custom domains
   help         Show this message, or a command's: petstore help keys
   --version    Print the version
 
