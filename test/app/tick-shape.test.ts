@@ -85,7 +85,13 @@ test('with a tick object kept, nextTick stays on its fast path through GCs in an
     'no literal site of nextTick went generic',
   );
   assert.equal(kept.sameMap, 'true', "a tick object made after the GCs has the kept one's map");
-  // The flaw the kept object answers, on the engine of Node 20: without it, the sites go generic.
-  const bare = await afterIdle(false);
-  if (process.versions.v8.startsWith('11.')) assert.ok(bare.literalSlots.includes('MEGAMORPHIC'));
+  // The flaw the kept object answers, on the engine of Node 20: without it, the sites go generic. Whether the
+  // GCs of one run collect the maps depends on V8's heuristics (seen once in CI: not in a busy run), so the
+  // control has three fresh processes to show it in.
+  if (!process.versions.v8.startsWith('11.')) return;
+  let shown = false;
+  for (let attempt = 0; attempt < 3 && !shown; attempt += 1) {
+    shown = (await afterIdle(false)).literalSlots.includes('MEGAMORPHIC');
+  }
+  assert.ok(shown, 'without a kept tick object, a literal site of nextTick went generic');
 });
