@@ -117,3 +117,11 @@ export function errorBody(code: ErrorCode, message: string, requestId?: string):
   if (requestId !== undefined) body.requestId = requestId;
   return body;
 }
+
+/**
+ * A backing service (the database) cannot be reached or did not answer in time: the request was fine, and
+ * may succeed when retried. The API answers it 503 `service_unavailable` with `Retry-After`.
+ */
+export class UnavailableError extends Error {
+  override name = 'UnavailableError';
+}

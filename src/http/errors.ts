@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ERROR_STATUS, type ErrorCode, errorBody } from '../errors/index.js';
+import { ApiError, ERROR_STATUS, type ErrorCode, errorBody, UnavailableError } from '../errors/index.js';
 import { JSON_CONTENT_TYPE, STANDARD_HEADERS } from './headers.js';
 import { BODY_LIMIT } from './json-body.js';
 import { newRequestId } from './request-id.js';
@@ -49,6 +49,12 @@ export function sendError(
  */
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof ApiError) return sendError(request, reply, error.code, error.message, error.headers);
+  if (error instanceof UnavailableError) {
+    request.log.warn({ err: error.cause, reqId: request.id }, error.message);
+    return sendError(request, reply, 'service_unavailable', `${error.message}; retry shortly`, {
+      'retry-after': '1',
+    });
+  }
   if (error.validation !== undefined) {
     const first = error.validation[0] as ErrorObject | undefined;
     const message = first

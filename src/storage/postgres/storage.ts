@@ -12,12 +12,14 @@ import { postgresApiKeys } from './api-keys.js';
 import { postgresAudit } from './audit.js';
 import { postgresCategories } from './categories.js';
 import { postgresDomains } from './domains.js';
+import { PostgresGroupCommit } from './group-commit.js';
 import { postgresIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { createNotifier } from './notify.js';
 import { postgresOrders } from './orders.js';
 import { postgresPets } from './pets.js';
-import { type Queryable, transaction } from './transaction.js';
+import type { Queryable } from './transaction.js';
+import { reportingUnavailable } from './unavailable.js';
 import { postgresUsage } from './usage.js';
 
 /**
@@ -68,7 +70,12 @@ async function openPool(options: { url: string; poolSize?: number } & OpenOption
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
+    // Bounds on a database that is down or cut off, well inside the request timeout: a request gets its
+    // 503 within them instead of hanging. TCP keepalive notices a peer that vanished without a word.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     types,
   });
   // An idle client that loses its connection emits here; without a listener it would crash the process.
@@ -94,15 +101,21 @@ type Inserts = {
   [O in CreateOperation]: (db: Queryable, input: Creates[O]['input']) => Promise<CreateResult<O>>;
 };
 
+/** How long a connection may take to open, and a query to answer, before the database counts as unavailable. */
+const CONNECT_TIMEOUT_MS = 3_000;
+const QUERY_TIMEOUT_MS = 5_000;
+
 /**
- * The shared storage of a fleet: PostgreSQL through a connection pool. Every write is its own transaction;
- * PostgreSQL's own group commit shares fsyncs between concurrent commits.
+ * The shared storage of a fleet: PostgreSQL through a connection pool. The creates of one event-loop turn
+ * share one transaction (group commit); every other write is its own. A database that cannot be reached
+ * fails calls with `UnavailableError`.
  */
 export async function createPostgresStorage(
   options: { url: string; poolSize?: number } & OpenOptions,
 ): Promise<Storage> {
   const { pool, applied } = await openPool(options);
   const notifier = createNotifier(pool, { url: options.url, types });
+  const writes = new PostgresGroupCommit(pool);
   const categories = postgresCategories(pool);
   const pets = postgresPets(pool);
   const orders = postgresOrders(pool);
@@ -113,43 +126,46 @@ export async function createPostgresStorage(
     createPet: pets.insert,
     placeOrder: orders.insert,
   };
-  return {
-    kind: 'postgres',
-    migrationsApplied: applied,
-    categories: categories.repository,
-    pets: pets.repository,
-    orders: orders.repository,
-    apiKeys: postgresApiKeys(pool, audit),
-    adminTokens: postgresAdminTokens(pool, audit),
-    audit: audit.repository,
-    usage: postgresUsage(pool),
-    idempotency: idempotency.repository,
-    domains: postgresDomains(pool, audit, () => notifier.changed('domains')),
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  const units = reportingUnavailable<Pick<Storage, 'create' | 'ping'>>({
     async create(operation, input, keep) {
       const insert = inserts[operation] as (
         db: Queryable,
         input: Creates[typeof operation]['input'],
       ) => Promise<CreateResult<typeof operation>>;
-      // Each insert is one statement, its own transaction; with an answer to keep, one transaction for both.
-      const result =
-        keep === undefined
-          ? await insert(pool, input)
-          : await transaction(pool, async (client) => {
-              await idempotency.claim(client, keep);
-              const inserted = await insert(client, input);
-              if (inserted.ok) await idempotency.keep(client, keep, inserted.created);
-              return inserted;
-            });
+      // In the next group transaction, in a savepoint of its own: a conflict rolls back this create alone.
+      const result = await writes.run(async (client) => {
+        if (keep !== undefined) await idempotency.claim(client, keep);
+        const inserted = await insert(client, input);
+        if (inserted.ok && keep !== undefined) await idempotency.keep(client, keep, inserted.created);
+        return inserted;
+      });
       if (operation === 'createCategory' && result.ok) notifier.changed('categories');
       return result;
     },
-    watchCategories: (notify) => notifier.watch('categories', notify),
-    watchDomains: (notify) => notifier.watch('domains', notify),
     async ping() {
       await pool.query('SELECT 1');
     },
+  });
+  const guarded = reportingUnavailable;
+  return {
+    kind: 'postgres',
+    migrationsApplied: applied,
+    categories: guarded(categories.repository),
+    pets: guarded(pets.repository),
+    orders: guarded(orders.repository),
+    apiKeys: guarded(postgresApiKeys(pool, audit)),
+    adminTokens: guarded(postgresAdminTokens(pool, audit)),
+    audit: guarded(audit.repository),
+    usage: guarded(postgresUsage(pool)),
+    idempotency: guarded(idempotency.repository),
+    domains: guarded(postgresDomains(pool, audit, () => notifier.changed('domains'))),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    create: units.create,
+    ping: units.ping,
+    watchCategories: (notify) => notifier.watch('categories', notify),
+    watchDomains: (notify) => notifier.watch('domains', notify),
     async close() {
+      await writes.drain();
       await notifier.close();
       await pool.end();
     },
