@@ -15,6 +15,18 @@ export interface ReadinessCheck {
   required: boolean;
 }
 
+/** How long a readiness check may take: a database cut off must not hold a load balancer's probe past its own. */
+const CHECK_TIMEOUT_MS = 2_000;
+
+/** Resolves when the check answers; rejects when it fails or takes longer than `CHECK_TIMEOUT_MS`. */
+function pingWithin(check: ReadinessCheck): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  return Promise.race([check.ping(), timeout]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The routes outside `/v1` that tell operators and load balancers how the instance is:
  * - `GET /healthz`: the process answers (liveness);
@@ -30,7 +42,7 @@ export function registerHealth(
   app.get('/readyz', async (request, reply) => {
     const results = await Promise.all(
       checks.map((check) =>
-        check.ping().then(
+        pingWithin(check).then(
           () => 'ok' as const,
           (error: unknown) => {
             request.log.warn({ err: error, check: check.name }, 'readiness check failed');

@@ -18,7 +18,7 @@ import { migrate } from './migrations.js';
 import { createNotifier } from './notify.js';
 import { postgresOrders } from './orders.js';
 import { postgresPets } from './pets.js';
-import type { Queryable } from './transaction.js';
+import { type Queryable, releaseAfter } from './transaction.js';
 import { reportingUnavailable } from './unavailable.js';
 import { postgresUsage } from './usage.js';
 
@@ -85,12 +85,7 @@ async function openPool(options: { url: string; poolSize?: number } & OpenOption
     if (options.mustExist && !(await hasSchema(pool))) {
       throw new StorageNotFoundError(withoutPassword(options.url), 'no_schema');
     }
-    const client = await pool.connect();
-    try {
-      return { pool, applied: await migrate(client) };
-    } finally {
-      client.release();
-    }
+    return { pool, applied: await releaseAfter(pool, (client) => migrate(client)) };
   } catch (error) {
     await pool.end();
     throw error;

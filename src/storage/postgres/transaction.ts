@@ -14,11 +14,17 @@ export async function releaseAfter<T>(
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
+  // A checked-out client whose connection drops emits 'error' (besides failing its query); unheard, that
+  // event would end the process. The failed query carries the error to `work`'s caller.
+  const ignore = () => {};
+  client.on('error', ignore);
   try {
     const result = await work(client);
+    client.off('error', ignore);
     client.release();
     return result;
   } catch (error) {
+    client.off('error', ignore);
     client.release(isUnavailable(error) ? (error as Error) : undefined);
     throw error;
   }
