@@ -2,9 +2,9 @@ import net from 'node:net';
 
 /**
  * A TCP proxy between the service and a server of the test's, for network faults:
- * - `cut()`: every connection is reset, and new ones are refused, until `heal()`;
+ * - `cut()`: every connection is closed, and new ones are closed as they come, until `heal()`;
  * - `blackHole()`: connections are accepted and kept, but nothing passes either way (a partition: the peer
- *   neither answers nor refuses), until `heal()`, which resets them as a lost path would;
+ *   neither answers nor refuses), until `heal()`, which closes them;
  * - `delay(ms)`: every chunk is passed on after `ms`.
  */
 export interface TcpProxy {
@@ -35,7 +35,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const server = net.createServer((client) => {
     client.on('error', () => {});
     if (mode === 'cut') {
-      client.resetAndDestroy();
+      client.destroy();
       return;
     }
     if (mode === 'black-hole') {
@@ -63,7 +63,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const resetAll = () => {
     for (const { client, upstream } of pairs) {
-      client.resetAndDestroy();
+      client.destroy();
       upstream.destroy();
     }
     pairs.clear();

@@ -19,11 +19,9 @@ export interface Notifier {
 }
 
 /**
- * Cache invalidation across a fleet, by PostgreSQL's LISTEN/NOTIFY.
- *
- * The notification is sent in a statement of its own, not in the writes' transaction: a transaction that
- * notifies takes a lock over the whole server while it commits, which stops PostgreSQL from sharing one
- * flush among commits (measured: one fsync per create, 3.2k creates/s, against shared flushes without it).
+ * Cache invalidation across a fleet, by PostgreSQL's LISTEN/NOTIFY. Category creates notify inside their
+ * group-commit transaction (one NOTIFY per batch, delivered only if it commits; group-commit.ts); `changed`
+ * serves the other writes, with a statement of its own after they committed.
  *
  * A dedicated connection listens on every channel. Whenever it listens (again), every watcher is told:
  * notifications sent while no connection listened were missed, and what was loaded meanwhile may be stale.

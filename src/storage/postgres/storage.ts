@@ -15,7 +15,7 @@ import { postgresDomains } from './domains.js';
 import { PostgresGroupCommit } from './group-commit.js';
 import { postgresIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
-import { createNotifier } from './notify.js';
+import { CHANNELS, createNotifier } from './notify.js';
 import { postgresOrders } from './orders.js';
 import { postgresPets } from './pets.js';
 import { type Queryable, releaseAfter } from './transaction.js';
@@ -128,14 +128,16 @@ export async function createPostgresStorage(
         input: Creates[typeof operation]['input'],
       ) => Promise<CreateResult<typeof operation>>;
       // In the next group transaction, in a savepoint of its own: a conflict rolls back this create alone.
-      const result = await writes.run(async (client) => {
-        if (keep !== undefined) await idempotency.claim(client, keep);
-        const inserted = await insert(client, input);
-        if (inserted.ok && keep !== undefined) await idempotency.keep(client, keep, inserted.created);
-        return inserted;
-      });
-      if (operation === 'createCategory' && result.ok) notifier.changed('categories');
-      return result;
+      // A category written tells every instance, in the same transaction, that its cached list is stale.
+      return writes.run(
+        async (client) => {
+          if (keep !== undefined) await idempotency.claim(client, keep);
+          const inserted = await insert(client, input);
+          if (inserted.ok && keep !== undefined) await idempotency.keep(client, keep, inserted.created);
+          return inserted;
+        },
+        operation === 'createCategory' ? CHANNELS.categories : undefined,
+      );
     },
     async ping() {
       await pool.query('SELECT 1');
