@@ -18,6 +18,7 @@ import {
   type RequestOptions,
   type Sleep,
   send,
+  sendPage,
   type TransportSettings,
   sleep as timerSleep,
 } from './transport.js';
@@ -47,8 +48,30 @@ export interface ClientOptions {
   userAgent?: string;
 }
 
-/** The typed Pet Store client: one method per operation of the contract. */
-export interface PetstoreClient {
+/** The lists that page, with the filters each takes (`limit` sets the page size; `after` is the client's). */
+export interface PagedLists {
+  listCategories: { query: { limit?: number }; item: Category };
+  listPets: { query: Omit<PetQuery, 'after'>; item: Pet };
+  listOrders: { query: Omit<OrderQuery, 'after'>; item: Order };
+}
+
+/** The typed Pet Store client: one method per operation of the contract, and `paginate` over the lists. */
+export interface PetstoreClient extends Operations {
+  /**
+   * Every item of a list, page after page (`limit` per request, default 100), following each answer's
+   * `Link: <…>; rel="next"`. Pages are asked for as the loop goes; an item added meanwhile comes once at
+   * most, and none that existed when it began is skipped or repeated.
+   * @example for await (const pet of client.paginate('listPets', { status: 'available', limit: 500 })) console.log(pet.name);
+   */
+  paginate<Id extends keyof PagedLists>(
+    operation: Id,
+    query?: PagedLists[Id]['query'],
+    options?: RequestOptions,
+  ): AsyncIterableIterator<PagedLists[Id]['item']>;
+}
+
+/** One method per operation of the contract. */
+export interface Operations {
   /**
    * Lists every category, ascending by id.
    * @example const categories = await client.listCategories();
@@ -193,6 +216,24 @@ export function createClient(options: ClientOptions): PetstoreClient {
       send(settings, { ...listOrders, query: query ?? {}, options: requestOptions }),
     placeOrder: (order, postOptions) => send(settings, { ...placeOrder, body: order, options: postOptions }),
     getKey: (requestOptions) => send(settings, { ...getKey, options: requestOptions }),
-  } satisfies { [Id in OperationId]: PetstoreClient[Id] };
-  return client;
+  } satisfies { [Id in OperationId]: Operations[Id] };
+  async function* paginate<Id extends keyof PagedLists>(
+    operation: Id,
+    query: PagedLists[Id]['query'] = {},
+    requestOptions?: RequestOptions,
+  ): AsyncIterableIterator<PagedLists[Id]['item']> {
+    const route = ROUTES[operation];
+    const limit = query.limit ?? 100;
+    let after: string | undefined;
+    do {
+      const page = await sendPage<PagedLists[Id]['item']>(settings, {
+        ...route,
+        query: { ...query, limit, ...(after === undefined ? {} : { after }) },
+        options: requestOptions,
+      });
+      yield* page.items;
+      after = page.nextAfter;
+    } while (after !== undefined);
+  }
+  return { ...client, paginate };
 }

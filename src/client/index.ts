@@ -13,7 +13,13 @@ export type {
   PetStatus,
 } from '../contract/index.js';
 export type { ErrorCode } from '../errors/index.js';
-export { type ClientOptions, createClient, normalizeBaseUrl, type PetstoreClient } from './client.js';
+export {
+  type ClientOptions,
+  createClient,
+  normalizeBaseUrl,
+  type PagedLists,
+  type PetstoreClient,
+} from './client.js';
 export {
   AuthenticationError,
   type ClientErrorCode,

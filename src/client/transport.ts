@@ -90,7 +90,7 @@ function buildHeaders(settings: TransportSettings, call: Call): Headers {
 }
 
 type Outcome<T> =
-  | { ok: true; value: T }
+  | { ok: true; value: T; headers: Headers }
   | { ok: false; error: PetstoreError; retryAfterMs: number | undefined };
 
 /**
@@ -118,7 +118,7 @@ async function attempt<T>(
   }
   if (response.ok) {
     try {
-      return { ok: true, value: JSON.parse(text) as T };
+      return { ok: true, value: JSON.parse(text) as T, headers: response.headers };
     } catch {
       const requestId = response.headers.get('x-request-id') ?? undefined;
       throw new PetstoreError(`Unexpected answer: HTTP ${response.status} with a body that is not JSON`, {
@@ -142,6 +142,30 @@ async function attempt<T>(
  * and the `Idempotency-Key` are built once, so every retry is the same request.
  */
 export async function send<T>(settings: TransportSettings, call: Call): Promise<T> {
+  return (await sendFor<T>(settings, call)).value;
+}
+
+/** One page of a list, and the `after` of the next page when the answer's `Link` names one. */
+export interface Page<T> {
+  items: T[];
+  nextAfter: string | undefined;
+}
+
+/** The `after` of the `rel="next"` link of a `Link` header (RFC 8288), if there is one. */
+function nextAfter(link: string | null): string | undefined {
+  const next = /<([^>]*)>\s*;\s*rel="?next"?/.exec(link ?? '')?.[1];
+  return next === undefined
+    ? undefined
+    : (new URL(next, 'http://link.invalid').searchParams.get('after') ?? undefined);
+}
+
+/** Sends a call of a paged list, as `send` does, and reads where the next page starts. */
+export async function sendPage<T>(settings: TransportSettings, call: Call): Promise<Page<T>> {
+  const { value, headers } = await sendFor<T[]>(settings, call);
+  return { items: value, nextAfter: nextAfter(headers.get('link')) };
+}
+
+async function sendFor<T>(settings: TransportSettings, call: Call): Promise<{ value: T; headers: Headers }> {
   const signal = call.options?.signal;
   const url = buildUrl(settings.baseUrl, call);
   const init: RequestInit = { method: call.method, headers: buildHeaders(settings, call) };
@@ -151,7 +175,7 @@ export async function send<T>(settings: TransportSettings, call: Call): Promise<
   for (let retry = 0; ; retry++) {
     signal?.throwIfAborted();
     const outcome = await attempt<T>(settings, url, init, signal);
-    if (outcome.ok) return outcome.value;
+    if (outcome.ok) return { value: outcome.value, headers: outcome.headers };
     const delay =
       retry < settings.maxRetries
         ? retryDelay(outcome.error, outcome.retryAfterMs, retry, settings.retry, settings.random)

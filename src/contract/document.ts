@@ -146,6 +146,7 @@ export function operationObject(operation: Operation, parts: DocumentParts): Jso
   const idempotent = parts.idempotency && operation.method === 'POST';
   const successHeaders: Json = { ...RESPONSE_HEADERS };
   if (operation.conditional) successHeaders.ETag = ref('headers', 'ETag');
+  if (operation.paged) successHeaders.Link = ref('headers', 'NextPage');
   if (operation.deprecated) Object.assign(successHeaders, DEPRECATION_HEADERS);
   if (idempotent) successHeaders['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
 
@@ -342,6 +343,12 @@ const HEADERS: Json = {
   Link: {
     description: 'The deprecation notice: `<url>; rel="deprecation"`.',
     schema: { type: 'string' },
+  },
+  NextPage: {
+    description:
+      'On a page that has more after it: `<path and query of the next page>; rel="next"` (RFC 8288, as ' +
+      "GitHub's API does). Absent on the last page, and on the whole list.",
+    schema: { type: 'string', examples: ['</v1/categories?limit=100&after=100>; rel="next"'] },
   },
   'Retry-After': {
     description: 'Whole seconds (at least 1) until the request may be sent again.',

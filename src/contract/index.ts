@@ -26,6 +26,8 @@ export { buildOpenApiDocument } from './openapi.js';
 export { OPERATIONS, type Operation, type OperationId } from './operations.js';
 export {
   Category,
+  type CategoryQuery,
+  DEFAULT_PAGE_LIMIT,
   IDEMPOTENCY_KEY_MAX,
   IDEMPOTENCY_KEY_PATTERN,
   NewCategory,
@@ -34,6 +36,7 @@ export {
   Order,
   type OrderQuery,
   type OrderStatus,
+  PAGE_LIMIT_MAX,
   PARAMETER_SCHEMAS,
   Pet,
   type PetQuery,

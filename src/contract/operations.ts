@@ -35,6 +35,8 @@ export interface Operation<S extends string = string, P extends string = string>
   success: { status: 200 | 201; description: string; schema: S; array?: boolean };
   /** The list supports `If-None-Match` and answers 304 with its `ETag`. */
   conditional?: boolean;
+  /** The list pages on `limit` and `after`, with `Link: <…>; rel="next"` while more remain. */
+  paged?: true;
   /** Error answers beyond those every operation can give (401, 429, 500, 503). */
   errors: readonly ErrorStatus[];
 }
@@ -60,16 +62,19 @@ export const OPERATIONS = [
     scope: 'categories:read',
     summary: 'List categories',
     description:
-      'Returns every category, in ascending `id` order, without paging. The answer carries a strong `ETag`; ' +
-      'send it back in `If-None-Match` to get `304 Not Modified` while the list is unchanged.',
+      'Returns every category, in ascending `id` order. With `limit` or `after` it returns one page of them, ' +
+      'and a `Link` to the next while more remain. The answer (each page too) carries a strong `ETag`; send ' +
+      'it back in `If-None-Match` to get `304 Not Modified` while it is unchanged.',
+    query: 'CategoryQuery',
     success: {
       status: 200,
-      description: 'All categories, ascending by id.',
+      description: 'All categories (or one page of them), ascending by id.',
       schema: 'Category',
       array: true,
     },
     conditional: true,
-    errors: [],
+    paged: true,
+    errors: [400],
   },
   {
     operationId: 'createCategory',
@@ -97,9 +102,11 @@ export const OPERATIONS = [
     scope: 'pets:read',
     summary: 'List pets',
     description:
-      'Returns every pet, ascending by id, optionally only those of one category or in one status.',
+      'Returns every pet, ascending by id, optionally only those of one category or in one status. With ' +
+      '`limit` or `after` it returns one page of them, and a `Link` to the next while more remain.',
     query: 'PetQuery',
     stability: 'beta',
+    paged: true,
     success: { status: 200, description: 'The matching pets, ascending by id.', schema: 'Pet', array: true },
     errors: [400],
   },
@@ -141,9 +148,12 @@ export const OPERATIONS = [
     tag: 'Store',
     scope: 'orders:read',
     summary: 'List orders',
-    description: 'Returns every order, newest first, optionally only those in one status.',
+    description:
+      'Returns every order, newest first, optionally only those in one status. With `limit` or `after` it ' +
+      'returns one page of them, and a `Link` to the next while more remain (`after` is an opaque cursor).',
     query: 'OrderQuery',
     stability: 'beta',
+    paged: true,
     success: { status: 200, description: 'The matching orders, newest first.', schema: 'Order', array: true },
     errors: [400],
   },

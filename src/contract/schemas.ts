@@ -104,10 +104,31 @@ export const Pet = Type.Object(
   { additionalProperties: false, description: 'A pet of the store.' },
 );
 
+/** The most items one page holds, and how many it holds when `after` is given without `limit`. */
+export const PAGE_LIMIT_MAX = 1000;
+export const DEFAULT_PAGE_LIMIT = 100;
+
+const PageLimit = Type.Integer({
+  minimum: 1,
+  maximum: PAGE_LIMIT_MAX,
+  description:
+    'At most this many items, 1 to 1000. With `limit` or `after` the answer is one page, and ' +
+    '`Link: <…>; rel="next"` while more remain; with neither, the whole list.',
+  examples: [100],
+});
+const AfterId = Id('Only items after this id: the last id of the page before (`after` alone: 100 items).');
+
+export const CategoryQuery = Type.Object(
+  { limit: Type.Optional(PageLimit), after: Type.Optional(AfterId) },
+  { additionalProperties: false },
+);
+
 export const PetQuery = Type.Object(
   {
     categoryId: Type.Optional(Id('Only pets of this category.')),
     status: Type.Optional(PetStatus),
+    limit: Type.Optional(PageLimit),
+    after: Type.Optional(AfterId),
   },
   { additionalProperties: false },
 );
@@ -142,7 +163,20 @@ export const Order = Type.Object(
 );
 
 export const OrderQuery = Type.Object(
-  { status: Type.Optional(OrderStatus) },
+  {
+    status: Type.Optional(OrderStatus),
+    limit: Type.Optional(PageLimit),
+    after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '^[A-Za-z0-9_-]+$',
+        description:
+          'Only orders older than this cursor: take it from the `Link` of the page before; it is opaque (`after` alone: 100 items).',
+        examples: ['MjAyNi0xMS0yNVQxMDowMDowMC4wMDBafDQy'],
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -163,7 +197,7 @@ export type SchemaName = keyof typeof SCHEMAS;
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 /** Schemas of query strings and path parameters, inlined as parameters in the document. */
-export const PARAMETER_SCHEMAS = { PetQuery, PetParams, OrderQuery, NoQuery } satisfies Record<
+export const PARAMETER_SCHEMAS = { CategoryQuery, PetQuery, PetParams, OrderQuery, NoQuery } satisfies Record<
   string,
   TSchema
 >;
@@ -179,3 +213,4 @@ export type NewOrder = Static<typeof NewOrder>;
 export type Order = Static<typeof Order>;
 export type OrderStatus = Static<typeof OrderStatus>;
 export type OrderQuery = Static<typeof OrderQuery>;
+export type CategoryQuery = Static<typeof CategoryQuery>;

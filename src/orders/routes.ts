@@ -1,9 +1,31 @@
 import type { Clock } from '../clock/index.js';
 import type { NewOrder, OrderQuery } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
-import type { OperationHandlers } from '../http/index.js';
+import { nextPageLink, type OperationHandlers, pageAsked } from '../http/index.js';
 import { type IdempotentCreates, sendAnswer } from '../idempotency/index.js';
 import type { OrderRepository } from '../storage/index.js';
+
+/**
+ * The cursor of an order page: where the last order of the page stands in the listing (newest first), as
+ * base64url of `<createdAt>|<id>`. Opaque to clients; stable under new orders, which are all newer.
+ */
+function encodeCursor(order: { createdAt: string; id: number }): string {
+  return Buffer.from(`${order.createdAt}|${order.id}`).toString('base64url');
+}
+
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|([1-9]\d{0,15})$/;
+
+function decodeCursor(cursor: string): { createdAt: string; id: number } {
+  const match = CURSOR.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  const id = Number(match?.[2]);
+  if (match?.[1] === undefined || !Number.isSafeInteger(id) || Number.isNaN(Date.parse(match[1]))) {
+    throw new ApiError(
+      'validation_failed',
+      'after must be a cursor from the Link of an earlier page of GET /v1/store/orders',
+    );
+  }
+  return { createdAt: match[1], id };
+}
 
 /** The handlers of `listOrders` and `placeOrder`. */
 export function createOrderHandlers(deps: {
@@ -14,7 +36,19 @@ export function createOrderHandlers(deps: {
   const { orders, clock, creates } = deps;
   return {
     async listOrders(request, reply) {
-      return reply.send(await orders.list(request.query as OrderQuery));
+      const { status, ...paging } = request.query as OrderQuery;
+      const filter = status !== undefined ? { status } : {};
+      const page = pageAsked(paging);
+      if (page === undefined) return reply.send(await orders.list(filter));
+      const before = page.after === undefined ? undefined : decodeCursor(page.after);
+      // One more than the page holds says whether another page follows.
+      const found = await orders.list({ ...filter, ...(before ? { before } : {}), limit: page.limit + 1 });
+      const items = found.slice(0, page.limit);
+      const last = items.at(-1);
+      if (found.length > page.limit && last !== undefined) {
+        reply.header('link', nextPageLink(request, encodeCursor(last), page.limit));
+      }
+      return reply.send(items);
     },
     async placeOrder(request, reply) {
       const { petId, quantity } = request.body as NewOrder;

@@ -1,6 +1,6 @@
 import type { NewPet, PetQuery } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
-import type { OperationHandlers } from '../http/index.js';
+import { nextPageLink, type OperationHandlers, pageAsked } from '../http/index.js';
 import { type IdempotentCreates, sendAnswer } from '../idempotency/index.js';
 import type { PetRepository } from '../storage/index.js';
 
@@ -12,7 +12,21 @@ export function createPetHandlers(deps: {
   const { pets, creates } = deps;
   return {
     async listPets(request, reply) {
-      return reply.send(await pets.list(request.query as PetQuery));
+      const { categoryId, status, ...paging } = request.query as PetQuery;
+      const filter = {
+        ...(categoryId !== undefined ? { categoryId } : {}),
+        ...(status !== undefined ? { status } : {}),
+      };
+      const page = pageAsked(paging);
+      if (page === undefined) return reply.send(await pets.list(filter));
+      // One more than the page holds says whether another page follows.
+      const found = await pets.list({ ...filter, afterId: page.after ?? 0, limit: page.limit + 1 });
+      const items = found.slice(0, page.limit);
+      const last = items.at(-1);
+      if (found.length > page.limit && last !== undefined) {
+        reply.header('link', nextPageLink(request, last.id, page.limit));
+      }
+      return reply.send(items);
     },
     async createPet(request, reply) {
       const { name, categoryId, status = 'available' } = request.body as NewPet;

@@ -115,15 +115,28 @@ export interface CategoryRepository {
   list(): Promise<Category[]>;
 }
 
+/** Pets to list: the filters of the API, and one page (ids after `afterId`, at most `limit`) if asked. */
+export interface PetFilter extends Pick<PetQuery, 'categoryId' | 'status'> {
+  afterId?: number;
+  limit?: number;
+}
+
+/** Orders to list: the filter of the API, and one page (orders older than `before`, at most `limit`). */
+export interface OrderFilter extends Pick<OrderQuery, 'status'> {
+  /** The last order of the page before, by the order orders are listed in (newest first). */
+  before?: { createdAt: string; id: number };
+  limit?: number;
+}
+
 export interface PetRepository {
   /** Pets matching every given filter, ascending by id. */
-  list(filter: PetQuery): Promise<Pet[]>;
+  list(filter: PetFilter): Promise<Pet[]>;
   get(id: number): Promise<Pet | undefined>;
 }
 
 export interface OrderRepository {
-  /** Orders matching the filter, newest first. */
-  list(filter: OrderQuery): Promise<Order[]>;
+  /** Orders matching the filter, newest first (by `createdAt`, then id). */
+  list(filter: OrderFilter): Promise<Order[]>;
 }
 
 /**

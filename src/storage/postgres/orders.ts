@@ -10,10 +10,18 @@ export function postgresOrders(pool: Queryable): {
   return {
     repository: {
       async list(filter) {
+        // LIMIT NULL is no limit.
         const { rows } = await pool.query<OrderRow>(
           `SELECT id, pet_id, quantity, status, created_at FROM orders
-           WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id DESC`,
-          [filter.status ?? null],
+           WHERE ($1::text IS NULL OR status = $1)
+             AND ($2::timestamptz IS NULL OR created_at < $2 OR (created_at = $2 AND id < $3))
+           ORDER BY created_at DESC, id DESC LIMIT $4`,
+          [
+            filter.status ?? null,
+            filter.before?.createdAt ?? null,
+            filter.before?.id ?? 0,
+            filter.limit ?? null,
+          ],
         );
         return rows.map(toOrder);
       },

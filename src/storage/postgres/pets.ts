@@ -11,10 +11,12 @@ export function postgresPets(pool: Queryable): {
     repository: {
       async list(filter) {
         // A NULL filter matches every row, so one statement serves every combination of filters.
+        // LIMIT NULL is no limit.
         const { rows } = await pool.query<PetRow>(
           `SELECT id, name, category_id, status FROM pets
-           WHERE ($1::bigint IS NULL OR category_id = $1) AND ($2::text IS NULL OR status = $2) ORDER BY id`,
-          [filter.categoryId ?? null, filter.status ?? null],
+           WHERE ($1::bigint IS NULL OR category_id = $1) AND ($2::text IS NULL OR status = $2) AND id > $3
+           ORDER BY id LIMIT $4`,
+          [filter.categoryId ?? null, filter.status ?? null, filter.afterId ?? 0, filter.limit ?? null],
         );
         return rows.map(toPet);
       },

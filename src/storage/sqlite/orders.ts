@@ -14,14 +14,26 @@ export function sqliteOrders(db: Database): {
   const insert = db.prepare<[number, number, string], { id: number }>(
     "INSERT INTO orders (pet_id, quantity, status, created_at) VALUES (?, ?, 'placed', ?) RETURNING id",
   );
-  const list = db.prepare<{ status: string | null }, OrderRow>(
+  const list = db.prepare<
+    { status: string | null; beforeAt: string | null; beforeId: number; limit: number },
+    OrderRow
+  >(
     `SELECT id, pet_id, quantity, status, created_at FROM orders WHERE (@status IS NULL OR status = @status)
-     ORDER BY created_at DESC, id DESC`,
+       AND (@beforeAt IS NULL OR created_at < @beforeAt OR (created_at = @beforeAt AND id < @beforeId))
+     ORDER BY created_at DESC, id DESC LIMIT @limit`,
   );
   return {
     repository: {
       async list(filter) {
-        return list.all({ status: filter.status ?? null }).map(toOrder);
+        return list
+          .all({
+            status: filter.status ?? null,
+            beforeAt: filter.before?.createdAt ?? null,
+            beforeId: filter.before?.id ?? 0,
+            // SQLite reads a negative LIMIT as none.
+            limit: filter.limit ?? -1,
+          })
+          .map(toOrder);
       },
     },
     insert(input) {

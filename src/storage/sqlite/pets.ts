@@ -13,15 +13,27 @@ export function sqlitePets(db: Database): {
   );
   const byId = db.prepare<[number], PetRow>('SELECT id, name, category_id, status FROM pets WHERE id = ?');
   // A NULL filter matches every row, so one statement serves every combination of filters.
-  const list = db.prepare<{ categoryId: number | null; status: string | null }, PetRow>(
+  const list = db.prepare<
+    { categoryId: number | null; status: string | null; after: number; limit: number },
+    PetRow
+  >(
     `SELECT id, name, category_id, status FROM pets
      WHERE (@categoryId IS NULL OR category_id = @categoryId) AND (@status IS NULL OR status = @status)
-     ORDER BY id`,
+       AND id > @after
+     ORDER BY id LIMIT @limit`,
   );
   return {
     repository: {
       async list(filter) {
-        return list.all({ categoryId: filter.categoryId ?? null, status: filter.status ?? null }).map(toPet);
+        return list
+          .all({
+            categoryId: filter.categoryId ?? null,
+            status: filter.status ?? null,
+            after: filter.afterId ?? 0,
+            // SQLite reads a negative LIMIT as none.
+            limit: filter.limit ?? -1,
+          })
+          .map(toPet);
       },
       async get(id) {
         const row = byId.get(id);

@@ -1,0 +1,22 @@
+import type { FastifyRequest } from 'fastify';
+import { DEFAULT_PAGE_LIMIT } from '../contract/index.js';
+
+/** One page asked for with `limit` and `after`; undefined when neither was given (the whole list). */
+export function pageAsked<A>(query: {
+  limit?: number;
+  after?: A;
+}): { limit: number; after: A | undefined } | undefined {
+  if (query.limit === undefined && query.after === undefined) return undefined;
+  return { limit: query.limit ?? DEFAULT_PAGE_LIMIT, after: query.after };
+}
+
+/**
+ * The `Link` of the next page (RFC 8288, as GitHub's API pages): the request's own path and query with
+ * `after` moved on and `limit` kept, as a path-absolute reference, so it stays on whatever host was asked.
+ */
+export function nextPageLink(request: FastifyRequest, after: string | number, limit: number): string {
+  const url = new URL(request.url, 'http://service.invalid');
+  url.searchParams.set('limit', String(limit));
+  url.searchParams.set('after', String(after));
+  return `<${url.pathname}${url.search}>; rel="next"`;
+}
