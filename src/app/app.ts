@@ -9,7 +9,7 @@ import { createAccountHandlers } from '../account/index.js';
 import { type AdminAuthenticator, createAdminHandlers, identifyAdmin, requireAdmin } from '../admin/index.js';
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
 import type { Clock } from '../clock/index.js';
-import type { Config } from '../config/index.js';
+import { type Config, packageFile } from '../config/index.js';
 import {
   ADMIN_API,
   ADMIN_PREFIX,
@@ -325,6 +325,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           servers: config.publicUrls,
           rateLimit: config.rateLimit,
           deprecation: config.deprecation,
+          changelog: packageFile('CHANGELOG.md'),
         }),
       ),
     },

@@ -13,7 +13,7 @@ import { packageRoot } from './package.js';
 
 export { DEFAULT_RATE_LIMIT_POLICY } from './defaults.js';
 export { readConfigFile } from './file.js';
-export { packageVersion } from './package.js';
+export { packageFile, packageVersion } from './package.js';
 
 /** A domain name of at least two labels, with an optional trailing dot. */
 const DOMAIN_NAME =

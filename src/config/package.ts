@@ -16,6 +16,12 @@ export function packageRoot(): string {
   return dir;
 }
 
+/** A file of this package, such as CHANGELOG.md, as text; undefined when it is not there. */
+export function packageFile(name: string): string | undefined {
+  const file = path.join(packageRoot(), name);
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
 /** The version of this package, as `petstore --version` prints it. */
 export function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {

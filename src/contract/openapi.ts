@@ -3,9 +3,11 @@ import { API_PREFIX, V1_API } from './apis.js';
 import { componentsOf, type DocumentParts, day, errorTable, type Json, pathsOf } from './document.js';
 import { SCOPES } from './keys.js';
 import { OPERATIONS, type Operation } from './operations.js';
+import { VERSIONING_POLICY } from './policy.js';
+import { DEFAULT_PAGE_LIMIT, PAGE_LIMIT_MAX } from './schemas.js';
 
 /** The version of the API description (spec section 9). */
-export const API_VERSION = '1.0.0';
+export const API_VERSION = '1.1.0';
 
 export interface DocumentOptions {
   /** The public base URLs the operator configured, each ending in `/v1`. */
@@ -14,6 +16,8 @@ export interface DocumentOptions {
   rateLimit: RateLimitTable;
   /** The dates of the deprecated operations, and where their notice is. */
   deprecation: { deprecatedAt: Date; sunsetAt: Date; link: string };
+  /** The changelog (CHANGELOG.md), shown in the reference; left out when it cannot be read. */
+  changelog?: string | undefined;
 }
 
 /** Requests per UTC minute and per UTC day. */
@@ -53,7 +57,18 @@ Until its sunset date every answer of a deprecated operation carries \`Deprecati
 answers 410 \`endpoint_sunset\`.`;
 }
 
-function description(policy: RateLimitTable, deprecation: DocumentOptions['deprecation']): string {
+/** The changelog's releases, its own title left out and its headings put below the document's sections. */
+function changelogSection(changelog: string | undefined): string {
+  if (changelog === undefined) return '';
+  const releases = changelog.slice(Math.max(0, changelog.indexOf('\n## '))).trim();
+  return `\n\n## Changelog\n\n${releases.replace(/^(#{2,5}) /gm, '#$1 ')}`;
+}
+
+function description(
+  policy: RateLimitTable,
+  deprecation: DocumentOptions['deprecation'],
+  changelog: string | undefined,
+): string {
   const { plans, anonymous, ban } = policy;
   const row = (plan: string, limits: { perMinute: number; perDay: number }) =>
     `| ${plan} | ${count(limits.perMinute)} | ${count(limits.perDay)} |`;
@@ -82,6 +97,13 @@ error="insufficient_scope", scope="…"\` (RFC 6750).
 - Ids, in paths and in query strings, are whole numbers written in plain decimal digits: \`/pets/1\`, never
   \`/pets/01\`, \`/pets/1.0\` or \`/pets/1e0\` (400 \`validation_failed\`).
 - Every \`GET\` also answers \`HEAD\`: the same status and headers, without the body.
+
+## Pagination
+The three lists answer the whole array unless asked for a page. With \`limit\` (1 to ${PAGE_LIMIT_MAX}) or \`after\`
+(alone: ${DEFAULT_PAGE_LIMIT} items), the answer is one page, and while more remain it carries
+\`Link: </v1/…?limit=…&after=…>; rel="next"\`: follow it until there is none. \`after\` is the last id of the page
+before for categories and pets (ascending ids), an opaque cursor for orders (newest first); a row added
+while you walk never makes you see another twice or miss one. Each page of categories has an \`ETag\` of its own.
 
 ## Errors
 Every error answer has the body \`{code, message, status, requestId}\`; \`status\` equals the HTTP status
@@ -112,7 +134,10 @@ refused within one window is banned for ${Math.round(ban.durationMs / 60_000)} m
 windows admit at most the limit per window, so up to twice the limit in a 60 s span across a boundary.
 
 ## Deprecations
-${deprecationNotice(deprecation)}`;
+${deprecationNotice(deprecation)}
+
+## Versioning policy
+${VERSIONING_POLICY}${changelogSection(changelog)}`;
 }
 
 /**
@@ -141,7 +166,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
     info: {
       title: 'Pet Store API',
       version: API_VERSION,
-      description: description(options.rateLimit, options.deprecation),
+      description: description(options.rateLimit, options.deprecation, options.changelog),
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: serversOf(options.servers),
