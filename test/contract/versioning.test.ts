@@ -6,6 +6,7 @@ import { breakingChanges, NOTICE_DAYS } from '../../src/contract/compatibility.j
 import { VERSIONING_POLICY } from '../../src/contract/policy.js';
 import { request, startTestServer, type TestServer } from '../support/server.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests reach into and edit documents at arbitrary depths.
 type Json = Record<string, any>;
 
 const ROOT = new URL('../../../', import.meta.url);
