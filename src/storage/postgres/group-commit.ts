@@ -9,9 +9,6 @@ function notifications(batch: PendingWrite[], settled: Settled[]): string {
   return [...channels].map((channel) => `NOTIFY ${channel}; `).join('');
 }
 
-/** Batches committing at once; more wait for one of them to end. */
-const IN_FLIGHT = 1;
-
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 interface PendingWrite {
@@ -28,8 +25,9 @@ interface PendingWrite {
  * transaction's COMMIT returned (with `synchronous_commit` on, after its WAL reached the disk). A write that
  * fails is rejected alone and the others commit: the batch is then run again with each write in a
  * SAVEPOINT of its own. The first attempt goes without savepoints, since each costs a round trip per write
- * and within a batch the round trips are the cost (12 writes a batch took 3.5 ms, at 140 us each). A batch that fails as a whole (the connection dropped, the COMMIT failed) rejects every write in
- * it, and none of them is committed.
+ * and within a batch the round trips are the cost (12 writes a batch took 3.5 ms, at 140 us each). A batch
+ * that fails as a whole (the connection dropped, the COMMIT failed) rejects every write in it, and none of
+ * them is committed.
  *
  * One batch commits at a time: what arrives meanwhile waits and goes in the next batch as soon as this one
  * committed. Were each turn's few arrivals committed at once, side by side, a busy instance would pay one
@@ -40,7 +38,8 @@ export class PostgresGroupCommit {
   readonly #pool: pg.Pool;
   #pending: PendingWrite[] = [];
   #scheduled = false;
-  readonly #running = new Set<Promise<void>>();
+  /** The batch committing now, if one is. */
+  #running: Promise<void> | undefined;
 
   constructor(pool: pg.Pool) {
     this.#pool = pool;
@@ -64,19 +63,18 @@ export class PostgresGroupCommit {
   /** Waits until every queued and running batch has committed or failed, for closing. */
   async drain(): Promise<void> {
     this.#flush();
-    while (this.#running.size > 0) await Promise.all([...this.#running]);
+    while (this.#running !== undefined) await this.#running;
   }
 
   #flush(): void {
     this.#scheduled = false;
     const batch = this.#pending;
-    if (batch.length === 0 || this.#running.size >= IN_FLIGHT) return;
+    if (batch.length === 0 || this.#running !== undefined) return;
     this.#pending = [];
-    const running = this.#commit(batch).finally(() => {
-      this.#running.delete(running);
+    this.#running = this.#commit(batch).finally(() => {
+      this.#running = undefined;
       this.#flush();
     });
-    this.#running.add(running);
   }
 
   async #commit(batch: PendingWrite[]): Promise<void> {
