@@ -62,10 +62,16 @@ export async function startService(
 ): Promise<Server> {
   const port = await reservePort();
   const profile = cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`];
-  const child = spawnPinned(SERVER_CPU, process.execPath, [...profile, CLI, 'serve'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  // As `npm start` and the CLI's shebang run it: with 32 MiB semi-spaces (src/cli/main.ts says why).
+  const child = spawnPinned(
+    SERVER_CPU,
+    process.execPath,
+    [...profile, '--max-semi-space-size=32', CLI, 'serve'],
+    {
+      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   const output = collectLines(child);
   const url = `http://127.0.0.1:${port}`;
   try {
