@@ -70,6 +70,24 @@ function typeOf(schema: Json | undefined): unknown {
   return types.size === 1 ? [...types][0] : undefined;
 }
 
+/** What breaks a schema whichever way it travels: its type changed, or an enumeration lost values. */
+function narrowedEither(
+  before: Json,
+  after: Json,
+  where: string,
+  out: (where: string, change: string) => void,
+) {
+  if (typeOf(before) !== typeOf(after) && typeOf(before) !== undefined) {
+    out(where, `type ${String(typeOf(before))} became ${String(typeOf(after))}`);
+  }
+  const wasValues = enumValues(before);
+  const nowValues = enumValues(after);
+  if (wasValues !== undefined && nowValues !== undefined) {
+    for (const value of wasValues)
+      if (!nowValues.includes(value)) out(where, `value ${JSON.stringify(value)} removed`);
+  }
+}
+
 /**
  * What narrows in a schema that clients send (a request body, a parameter): a type that changed, a bound
  * that tightened, an enumeration that lost values, a field that became required or disappeared (a client
@@ -82,9 +100,7 @@ function narrowedInput(
   out: (where: string, change: string) => void,
 ) {
   if (before === undefined || after === undefined) return;
-  if (typeOf(before) !== typeOf(after) && typeOf(before) !== undefined) {
-    out(where, `type ${String(typeOf(before))} became ${String(typeOf(after))}`);
-  }
+  narrowedEither(before, after, where, out);
   const tighter: [string, (a: number, b: number) => boolean][] = [
     ['maxLength', (a, b) => b < a],
     ['maximum', (a, b) => b < a],
@@ -102,12 +118,6 @@ function narrowedInput(
   }
   if (after.pattern !== undefined && after.pattern !== before.pattern)
     out(where, `pattern ${String(after.pattern)}`);
-  const wasValues = enumValues(before);
-  const nowValues = enumValues(after);
-  if (wasValues !== undefined && nowValues !== undefined) {
-    for (const value of wasValues)
-      if (!nowValues.includes(value)) out(where, `value ${JSON.stringify(value)} removed`);
-  }
   const wasProperties = (before.properties ?? {}) as Record<string, Json>;
   const nowProperties = (after.properties ?? {}) as Record<string, Json>;
   const wasRequired = new Set((before.required ?? []) as string[]);
@@ -134,15 +144,7 @@ function narrowedOutput(
   out: (where: string, change: string) => void,
 ) {
   if (before === undefined || after === undefined) return;
-  if (typeOf(before) !== typeOf(after) && typeOf(before) !== undefined) {
-    out(where, `type ${String(typeOf(before))} became ${String(typeOf(after))}`);
-  }
-  const wasValues = enumValues(before);
-  const nowValues = enumValues(after);
-  if (wasValues !== undefined && nowValues !== undefined) {
-    for (const value of wasValues)
-      if (!nowValues.includes(value)) out(where, `value ${JSON.stringify(value)} removed`);
-  }
+  narrowedEither(before, after, where, out);
   const wasProperties = (before.properties ?? {}) as Record<string, Json>;
   const nowProperties = (after.properties ?? {}) as Record<string, Json>;
   const nowRequired = new Set((after.required ?? []) as string[]);
