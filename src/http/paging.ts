@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_PAGE_LIMIT } from '../contract/index.js';
 
 /** One page asked for with `limit` and `after`; undefined when neither was given (the whole list). */
@@ -19,4 +19,23 @@ export function nextPageLink(request: FastifyRequest, after: string | number, li
   url.searchParams.set('limit', String(limit));
   url.searchParams.set('after', String(after));
   return `<${url.pathname}${url.search}>; rel="next"`;
+}
+
+/**
+ * The page to answer from `found`, which storage was asked for with one row more than `limit`: that row, if
+ * it came, says another page follows, and the `Link` to it goes on from the page's last item.
+ */
+export function cutPage<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  found: T[],
+  limit: number,
+  cursorOf: (last: T) => string | number,
+): T[] {
+  const items = found.slice(0, limit);
+  const last = items.at(-1);
+  if (found.length > limit && last !== undefined) {
+    reply.header('link', nextPageLink(request, cursorOf(last), limit));
+  }
+  return items;
 }

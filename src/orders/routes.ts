@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/index.js';
 import type { NewOrder, OrderQuery } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
-import { nextPageLink, type OperationHandlers, pageAsked } from '../http/index.js';
+import { cutPage, type OperationHandlers, pageAsked } from '../http/index.js';
 import { type IdempotentCreates, sendAnswer } from '../idempotency/index.js';
 import type { OrderRepository } from '../storage/index.js';
 
@@ -41,14 +41,8 @@ export function createOrderHandlers(deps: {
       const page = pageAsked(paging);
       if (page === undefined) return reply.send(await orders.list(filter));
       const before = page.after === undefined ? undefined : decodeCursor(page.after);
-      // One more than the page holds says whether another page follows.
       const found = await orders.list({ ...filter, ...(before ? { before } : {}), limit: page.limit + 1 });
-      const items = found.slice(0, page.limit);
-      const last = items.at(-1);
-      if (found.length > page.limit && last !== undefined) {
-        reply.header('link', nextPageLink(request, encodeCursor(last), page.limit));
-      }
-      return reply.send(items);
+      return reply.send(cutPage(request, reply, found, page.limit, encodeCursor));
     },
     async placeOrder(request, reply) {
       const { petId, quantity } = request.body as NewOrder;

@@ -1,6 +1,6 @@
 import type { NewPet, PetQuery } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
-import { nextPageLink, type OperationHandlers, pageAsked } from '../http/index.js';
+import { cutPage, type OperationHandlers, pageAsked } from '../http/index.js';
 import { type IdempotentCreates, sendAnswer } from '../idempotency/index.js';
 import type { PetRepository } from '../storage/index.js';
 
@@ -19,14 +19,8 @@ export function createPetHandlers(deps: {
       };
       const page = pageAsked(paging);
       if (page === undefined) return reply.send(await pets.list(filter));
-      // One more than the page holds says whether another page follows.
       const found = await pets.list({ ...filter, afterId: page.after ?? 0, limit: page.limit + 1 });
-      const items = found.slice(0, page.limit);
-      const last = items.at(-1);
-      if (found.length > page.limit && last !== undefined) {
-        reply.header('link', nextPageLink(request, last.id, page.limit));
-      }
-      return reply.send(items);
+      return reply.send(cutPage(request, reply, found, page.limit, (last) => last.id));
     },
     async createPet(request, reply) {
       const { name, categoryId, status = 'available' } = request.body as NewPet;
