@@ -5,12 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { awaitMinuteRoom } from '../support/backends.js';
-import {
-  type PrivatePostgres,
-  type PrivateRedis,
-  startPrivatePostgres,
-  startPrivateRedis,
-} from '../support/private-servers.js';
+import { type PrivateServer, startPrivatePostgres, startPrivateRedis } from '../support/private-servers.js';
 import { createUnlimitedKey, runCli, type ServerProcess, spawnServer } from '../support/process.js';
 import { request } from '../support/server.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -20,8 +15,8 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
  * through TCP proxies that cut, delay or black-hole the traffic, under load on two instances.
  */
 describe('two instances through PostgreSQL and Redis failures', () => {
-  let database: PrivatePostgres;
-  let redis: PrivateRedis;
+  let database: PrivateServer;
+  let redis: PrivateServer;
   let toDatabase: TcpProxy;
   let toRedis: TcpProxy;
   let env: Record<string, string>;
@@ -240,12 +235,17 @@ describe('two instances through PostgreSQL and Redis failures', () => {
     const [first] = servers as [ServerProcess, ServerProcess];
     toDatabase.delay(200);
     try {
+      const started = Date.now();
       const answer = await request(`${first.url}/v1/categories`, {
         method: 'POST',
         headers: { ...auth(), 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'slow' }),
       });
+      const took = Date.now() - started;
       assert.equal(answer.status, 201, answer.text);
+      assert.equal((answer.body as { name: string }).name, 'slow');
+      // At least one round trip to the database, 200 ms each way.
+      assert.ok(took >= 400, `the create took ${took} ms: it did not go through the slow link`);
     } finally {
       toDatabase.heal();
     }

@@ -21,14 +21,20 @@ function postgresUser(): { uid: number; gid: number } {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-/** A PostgreSQL server of the test's own, in a temp directory on a free port, which the test may kill. */
-export interface PrivatePostgres {
+/** A database server of the test's own, on a free port, which the test may kill. */
+export interface PrivateServer {
   port: number;
-  /** `postgres://postgres@127.0.0.1:<port>/postgres`. */
+  /** `postgres://postgres@127.0.0.1:<port>/postgres`, or `redis://127.0.0.1:<port>`. */
   url: string;
-  /** SIGKILL to the postmaster and every process it started: a crash, not a shutdown. */
+  /**
+   * SIGKILL: a crash, not a shutdown (PostgreSQL's postmaster and every process it started; Redis loses all
+   * it held).
+   */
   kill(): Promise<void>;
-  /** Starts it (again: crash recovery runs first); resolves once it accepts connections. */
+  /**
+   * Starts it again on the same port (PostgreSQL runs crash recovery first; Redis comes back empty); resolves
+   * once it accepts connections.
+   */
   start(): Promise<void>;
   /** Stops it for good. */
   stop(): Promise<void>;
@@ -38,7 +44,7 @@ export interface PrivatePostgres {
  * initdb + pg_ctl from the installed PostgreSQL 15, as the `postgres` user, with fsync and synchronous commit
  * on (the service refuses anything less). Never the machine's shared server.
  */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(): Promise<PrivateServer> {
   const { uid, gid } = postgresUser();
   // A directory of its own under the system's temp directory, which the postgres user can reach.
   const home = mkdtempSync(path.join(tmpdir(), 'petstore-pg-'));
@@ -119,18 +125,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   };
 }
 
-/** A redis-server of the test's own on a free port, keeping nothing on disk, which the test may kill. */
-export interface PrivateRedis {
-  port: number;
-  url: string;
-  /** SIGKILL: everything it held is gone. */
-  kill(): Promise<void>;
-  /** Starts it again on the same port, empty. */
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+/** A redis-server of the test's own on a free port, keeping nothing on disk. */
+export async function startPrivateRedis(): Promise<PrivateServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   async function start(): Promise<void> {
