@@ -4,6 +4,7 @@ import pg from 'pg';
 import { createStorage, IdempotencyConflict, type Storage } from '../../src/storage/index.js';
 import { PostgresGroupCommit } from '../../src/storage/postgres/group-commit.js';
 import { createTestDatabase } from '../support/backends.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let storage: Storage;
@@ -31,7 +32,7 @@ after(async () => {
 });
 
 test('PostgreSQL: the writes of one turn share one transaction', async () => {
-  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  const pool = new pg.Pool({ connectionString: database.url, max: 4, pipeline: true });
   const writes = new PostgresGroupCommit(pool);
   const before = await xids();
   const ids = await Promise.all(
@@ -83,7 +84,7 @@ test('PostgreSQL: a create that fails is rolled back alone; the others of its tu
 });
 
 test('PostgreSQL: a create is answered only after its transaction committed', async () => {
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const pool = new pg.Pool({ connectionString: database.url, max: 2, pipeline: true });
   const writes = new PostgresGroupCommit(pool);
   const seenBefore: number[] = [];
   const done = writes.run(async (client) => {
@@ -102,4 +103,38 @@ test('PostgreSQL: a create is answered only after its transaction committed', as
   assert.equal(Number(rows[0]?.n), 1, 'visible once the promise resolved');
   await writes.drain();
   await pool.end();
+});
+
+test('PostgreSQL: a batch goes out in two round trips, not one per write', async () => {
+  const target = new URL(database.url);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const throughProxy = new URL(database.url);
+  throughProxy.port = String(proxy.port);
+  const pool = new pg.Pool({ connectionString: throughProxy.toString(), max: 1, pipeline: true });
+  try {
+    await pool.query('SELECT 1');
+    proxy.delay(100);
+    const writes = new PostgresGroupCommit(pool);
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: 40 }, (_value, index) =>
+        writes.run((client) =>
+          client.query('INSERT INTO categories (name) VALUES ($1)', [`pipelined ${index}`]),
+        ),
+      ),
+    );
+    const took = performance.now() - started;
+    // Each round trip takes 200 ms through the proxy. BEGIN and the 40 inserts go in one, COMMIT in the
+    // next: 400 ms. A round trip per statement would be 42 of them, 8.4 s.
+    assert.ok(took >= 400, `the batch crossed the slow link (${Math.round(took)} ms)`);
+    assert.ok(took < 2000, `40 writes took ${Math.round(took)} ms, as if sent one at a time`);
+    const { rows } = await reader.query<{ n: string }>(
+      "SELECT count(*) AS n FROM categories WHERE name LIKE 'pipelined %'",
+    );
+    assert.equal(Number(rows[0]?.n), 40);
+    await writes.drain();
+  } finally {
+    await pool.end();
+    await proxy.close();
+  }
 });

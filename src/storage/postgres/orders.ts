@@ -28,19 +28,22 @@ export function postgresOrders(pool: Queryable): {
     },
     async insert(db, input) {
       // The conditional update claims the pet and the insert records the order in one statement: the row
-      // lock makes concurrent orders for one pet wait, and only the first finds it available.
-      const { rows } = await db.query<{ id: number }>(
+      // lock makes concurrent orders for one pet wait, and only the first finds it available. The same
+      // statement says whether the pet exists, for the refusal: a second statement would run after whatever
+      // a group commit sent in between (group-commit.ts).
+      const { rows } = await db.query<{ id: number | null; pet_exists: boolean }>(
         `WITH claimed AS (
            UPDATE pets SET status = 'pending' WHERE id = $1 AND status = 'available' RETURNING id
+         ), placed AS (
+           INSERT INTO orders (pet_id, quantity, status, created_at)
+           SELECT id, $2, 'placed', $3 FROM claimed RETURNING id
          )
-         INSERT INTO orders (pet_id, quantity, status, created_at)
-         SELECT id, $2, 'placed', $3 FROM claimed RETURNING id`,
+         SELECT (SELECT id FROM placed) AS id, EXISTS (SELECT 1 FROM pets WHERE id = $1) AS pet_exists`,
         [input.petId, input.quantity, input.createdAt],
       );
-      const placed = rows[0];
-      if (placed !== undefined) return { ok: true, created: { id: placed.id, ...input, status: 'placed' } };
-      const exists = await db.query('SELECT 1 FROM pets WHERE id = $1', [input.petId]);
-      return { ok: false, refusal: exists.rowCount === 0 ? 'pet_not_found' : 'pet_not_available' };
+      const { id, pet_exists } = rows[0] as { id: number | null; pet_exists: boolean };
+      if (id !== null) return { ok: true, created: { id, ...input, status: 'placed' } };
+      return { ok: false, refusal: pet_exists ? 'pet_not_available' : 'pet_not_found' };
     },
   };
 }
