@@ -50,6 +50,26 @@ for (let turn = 0; turn < 200; turn++) {
     assert.deepEqual(numbered(lines), upTo(20_000));
   });
 
+  test('lines of every length, in any script, arrive whole and in order', async () => {
+    // Batches are bytes: a line is encoded into one as it comes, a line longer than a batch goes alone.
+    const { lines, code } = await runLogging(`
+const texts = ['plain', 'Grüße', '€'.repeat(5000), 'a'.repeat(70000), '🐈'.repeat(20000), '中文'.repeat(12000)];
+for (let i = 0; i < 600; i++) logger.info({ n: i, text: texts[i % texts.length] }, 'line');`);
+    assert.equal(code, 0);
+    assert.deepEqual(numbered(lines), upTo(600));
+    const texts = [
+      'plain',
+      'Grüße',
+      '€'.repeat(5000),
+      'a'.repeat(70000),
+      '🐈'.repeat(20000),
+      '中文'.repeat(12000),
+    ];
+    lines.forEach((line, index) => {
+      assert.equal((line as { text?: string }).text, texts[index % texts.length], `line ${index}`);
+    });
+  });
+
   test('a crash loses none of the lines logged in its own turn, nor those of the turn before', async () => {
     // Small enough for the pipe to take at once: a write still in flight at exit would be the kernel's.
     const { lines, code } = await runLogging(`
