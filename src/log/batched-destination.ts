@@ -12,6 +12,8 @@ const HOLD_MS = 25;
  * to copy however long it waits. At 40,000 lines a second a batch fills in about {@link HOLD_MS}.
  */
 const BATCH_BYTES = 256 * 1024;
+/** A batch smaller than this is handed over as a copy, and its buffer kept for the next lines. */
+const COPY_BELOW_BYTES = 16 * 1024;
 /** The most bytes a character can take in UTF-8, as JavaScript strings count characters. */
 const MAX_BYTES_PER_CHAR = 3;
 /** How long a write at exit keeps retrying a full pipe before it gives up on the last lines. */
@@ -75,6 +77,7 @@ export class BatchedDestination {
 
   #send(bytes: Buffer): void {
     if (this.#sinkEnded()) writeAllSync(this.#fd, bytes);
+    // In buffer mode sonic-boom takes Buffers, though its types name only strings.
     else this.#sink.write(bytes as unknown as string);
   }
 
@@ -83,14 +86,18 @@ export class BatchedDestination {
     return (this.#sink as SonicBoom & { destroyed: boolean }).destroyed;
   }
 
-  /** The lines gathered so far; the next ones go in a new batch, since sonic-boom keeps this one until written. */
+  /**
+   * The lines gathered so far. sonic-boom keeps what it is given until written: a full batch is given as it
+   * is and the next lines go in a new buffer; a small one (a quiet service) is given as a copy.
+   */
   #take(): Buffer {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#used === 0) return this.#batch.subarray(0, 0);
-    const batch = this.#batch.subarray(0, this.#used);
-    this.#batch = Buffer.allocUnsafe(BATCH_BYTES);
+    const used = this.#used;
     this.#used = 0;
+    if (used < COPY_BELOW_BYTES) return Buffer.from(this.#batch.subarray(0, used));
+    const batch = this.#batch.subarray(0, used);
+    this.#batch = Buffer.allocUnsafe(BATCH_BYTES);
     return batch;
   }
 }

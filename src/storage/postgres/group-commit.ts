@@ -26,9 +26,8 @@ interface PendingWrite {
  * fails is rejected alone and the others commit: the batch is then run again with each write in a
  * SAVEPOINT of its own. The first attempt goes without savepoints and sends the whole batch at once on a
  * pipelined connection: within a batch the round trips are the cost (12 writes a batch took 3.5 ms at
- * 140 us each, when each statement waited for the answer to the one before). A batch
- * that fails as a whole (the connection dropped, the COMMIT failed) rejects every write in it, and none of
- * them is committed.
+ * 140 us each, when each statement waited for the answer to the one before). A batch that fails as a whole
+ * (the connection dropped, the COMMIT failed) rejects every write in it, and none of them is committed.
  *
  * One batch commits at a time: what arrives meanwhile waits and goes in the next batch as soon as this one
  * committed. Were each turn's few arrivals committed at once, side by side, a busy instance would pay one
@@ -105,8 +104,8 @@ export class PostgresGroupCommit {
   }
 
   /**
-   * The batch as it nearly always goes: BEGIN and every write's statements sent at once on the pipelined connection,
-   * the next write's not waiting for the answer to the one before, then COMMIT. PostgreSQL still runs them
+   * The batch as it nearly always goes: BEGIN and every write's statements sent at once on the pipelined
+   * connection, no write waiting for the answers to the ones before, then COMMIT. PostgreSQL still runs them
    * one after the other, in the order sent, so each write sees the ones before it in the batch; the batch
    * costs a round trip per statement of its longest write (an insert is one), not one per statement of
    * every write. A write that fails (a conflict, a constraint) aborts the transaction, which fails every
