@@ -51,20 +51,23 @@ for (let turn = 0; turn < 200; turn++) {
   });
 
   test('lines of every length, in any script, arrive whole and in order', async () => {
-    // Batches are bytes: a line is encoded into one as it comes, a line longer than a batch goes alone.
+    // Batches are bytes: a line is encoded into one as it comes. 100,000 characters may take more bytes than
+    // a batch holds (256 KiB), so that line goes alone. Each text is a piece and its repeat count, which the
+    // child rebuilds from the same list.
+    const pieces: [string, number][] = [
+      ['plain', 1],
+      ['Grüße', 1],
+      ['€', 5000],
+      ['a', 100_000],
+      ['🐈', 20000],
+      ['中文', 12000],
+    ];
+    const texts = pieces.map(([piece, times]) => piece.repeat(times));
     const { lines, code } = await runLogging(`
-const texts = ['plain', 'Grüße', '€'.repeat(5000), 'a'.repeat(70000), '🐈'.repeat(20000), '中文'.repeat(12000)];
+const texts = ${JSON.stringify(pieces)}.map(([piece, times]) => piece.repeat(times));
 for (let i = 0; i < 600; i++) logger.info({ n: i, text: texts[i % texts.length] }, 'line');`);
     assert.equal(code, 0);
     assert.deepEqual(numbered(lines), upTo(600));
-    const texts = [
-      'plain',
-      'Grüße',
-      '€'.repeat(5000),
-      'a'.repeat(70000),
-      '🐈'.repeat(20000),
-      '中文'.repeat(12000),
-    ];
     lines.forEach((line, index) => {
       assert.equal((line as { text?: string }).text, texts[index % texts.length], `line ${index}`);
     });
