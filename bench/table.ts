@@ -145,10 +145,11 @@ function sharedStateRows(used: UsableRounds, create: CreateOutcome | undefined):
 
 /** What the two-instance figures are, so that nobody reads them as a measure of scale-out capacity. */
 const SCALED_NOTES = [
-  '2 instances: each /v1 request runs one Lua script on Redis time (limits stay exact across instances),',
-  'the scripts of one event-loop turn pipelined into one round trip; the creates of a turn share one',
-  'PostgreSQL COMMIT, each answered after it. Both instances share CPU 0 (wrk on CPU 1; PostgreSQL and',
-  'Redis run unpinned), so this shows what shared state costs per request, not how far instances scale.',
+  '2 instances: each /v1 request is decided on Redis time (limits stay exact across instances), the',
+  'requests of a key that arrive together in one Lua script call, one round trip per batch; the creates',
+  'of a turn share one PostgreSQL COMMIT, each answered after it. Both instances share CPU 0 (wrk on CPU 1;',
+  'PostgreSQL and Redis run unpinned), so this shows what shared state costs per request, not how far',
+  'instances scale.',
 ];
 
 function machineRow(all: ListRound[], used: UsableRounds, idle: number[]): string {

@@ -1,55 +1,85 @@
-import { Redis } from 'ioredis';
+import { type ChainableCommander, Redis } from 'ioredis';
 import type { BanPolicy, Limits } from './policy.js';
 import { type Decision, type RateLimitStore, type WindowState, windowState } from './store.js';
 
 /**
- * One request, atomically, on Redis's clock (`TIME`), so instances whose clocks disagree still share exact
- * windows: check the ban, check both windows, count in both if admitted, else count the refusal towards a
- * ban. Every key expires with its window, so Redis holds only live state. KEYS[1] is the subject's prefix,
- * with a hash tag so that all of a subject's keys live in one cluster slot.
+ * The `count` requests one subject sent in one event-loop turn, decided in order, atomically, on Redis's
+ * clock (`TIME`), so instances whose clocks disagree still share exact windows. For each request in turn:
+ * check the ban, check both windows, count in both if admitted, else count the refusal towards a ban. The
+ * outcome is the same as `count` calls of one request each at the same instant; the counters are read once
+ * and written once. Every key expires with its window, so Redis holds only live state. KEYS[1] is the
+ * subject's prefix, with a hash tag so that all of a subject's keys live in one cluster slot.
  *
- * Replies: {kind (1 allowed, 2 limited, 3 banned), minuteCount, dayCount, minuteEnd, dayEnd,
- * retryAt or bannedUntil, banStarted, now}.
+ * Replies: {now, minuteEnd, dayEnd}, then five numbers per request: {kind (1 allowed, 2 limited,
+ * 3 banned), minuteCount, dayCount, retryAt or bannedUntil (0 when allowed), banStarted}.
  */
 const HIT = `
 local prefix = KEYS[1]
 local perMinute, perDay = tonumber(ARGV[1]), tonumber(ARGV[2])
 local banAfter, banMs = tonumber(ARGV[3]), tonumber(ARGV[4])
+local requests = tonumber(ARGV[5])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local minuteStart = now - (now % 60000)
 local dayStart = now - (now % 86400000)
 local minuteEnd, dayEnd = minuteStart + 60000, dayStart + 86400000
 local minuteKey, dayKey = prefix .. ':m:' .. minuteStart, prefix .. ':d:' .. dayStart
+local refusedMinuteKey, refusedDayKey = prefix .. ':rm:' .. minuteStart, prefix .. ':rd:' .. dayStart
 local banKey = prefix .. ':ban'
 local minute = tonumber(redis.call('GET', minuteKey) or '0')
 local day = tonumber(redis.call('GET', dayKey) or '0')
 local bannedUntil = tonumber(redis.call('GET', banKey) or '0')
-if bannedUntil > now then
-  return {3, minute, day, minuteEnd, dayEnd, bannedUntil, 0, now}
+-- Refusals in the current windows: read at the first refusal; what this call adds is written at the end.
+local refusedMinute, refusedDay
+local admitted, addedRefusedMinute, addedRefusedDay = 0, 0, 0
+local replies = {now, minuteEnd, dayEnd}
+local n = 3
+local function reply(kind, at, banStarted)
+  replies[n + 1], replies[n + 2], replies[n + 3] = kind, minute, day
+  replies[n + 4], replies[n + 5] = at, banStarted
+  n = n + 5
 end
-local function count(key, expireAt)
-  local value = redis.call('INCR', key)
-  if value == 1 then redis.call('PEXPIREAT', key, expireAt) end
-  return value
+for _ = 1, requests do
+  if bannedUntil > now then
+    reply(3, bannedUntil, 0)
+  elseif minute < perMinute and day < perDay then
+    minute, day, admitted = minute + 1, day + 1, admitted + 1
+    reply(1, 0, 0)
+  else
+    if refusedMinute == nil then
+      refusedMinute = tonumber(redis.call('GET', refusedMinuteKey) or '0')
+      refusedDay = tonumber(redis.call('GET', refusedDayKey) or '0')
+    end
+    local refused = 0
+    if minute >= perMinute then
+      refusedMinute, addedRefusedMinute = refusedMinute + 1, addedRefusedMinute + 1
+      refused = refusedMinute
+    end
+    local retryAt = minuteEnd
+    if day >= perDay then
+      refusedDay, addedRefusedDay = refusedDay + 1, addedRefusedDay + 1
+      refused = math.max(refused, refusedDay)
+      retryAt = dayEnd
+    end
+    local banStarted = 0
+    if banAfter > 0 and refused >= banAfter then
+      bannedUntil = now + banMs
+      redis.call('SET', banKey, bannedUntil, 'PX', banMs)
+      redis.call('DEL', refusedMinuteKey, refusedDayKey)
+      refusedMinute, refusedDay, addedRefusedMinute, addedRefusedDay = 0, 0, 0, 0
+      banStarted = 1
+    end
+    reply(2, retryAt, banStarted)
+  end
 end
-if minute < perMinute and day < perDay then
-  minute = count(minuteKey, minuteEnd + 1000)
-  day = count(dayKey, dayEnd + 1000)
-  return {1, minute, day, minuteEnd, dayEnd, 0, 0, now}
+local function add(key, amount, expireAt)
+  if amount > 0 and redis.call('INCRBY', key, amount) == amount then redis.call('PEXPIREAT', key, expireAt) end
 end
-local refused = 0
-if minute >= perMinute then refused = count(prefix .. ':rm:' .. minuteStart, minuteEnd + 1000) end
-if day >= perDay then refused = math.max(refused, count(prefix .. ':rd:' .. dayStart, dayEnd + 1000)) end
-local retryAt = minuteEnd
-if day >= perDay then retryAt = dayEnd end
-local banStarted = 0
-if banAfter > 0 and refused >= banAfter then
-  redis.call('SET', banKey, now + banMs, 'PX', banMs)
-  redis.call('DEL', prefix .. ':rm:' .. minuteStart, prefix .. ':rd:' .. dayStart)
-  banStarted = 1
-end
-return {2, minute, day, minuteEnd, dayEnd, retryAt, banStarted, now}
+add(minuteKey, admitted, minuteEnd + 1000)
+add(dayKey, admitted, dayEnd + 1000)
+add(refusedMinuteKey, addedRefusedMinute, minuteEnd + 1000)
+add(refusedDayKey, addedRefusedDay, dayEnd + 1000)
+return replies
 `;
 
 /**
@@ -79,16 +109,20 @@ redis.call('DEL', prefix .. ':ban', prefix .. ':rm:' .. (now - (now % 60000)), p
 return 1
 `;
 
-type Reply = [number, number, number, number, number, number, number, number];
-
-interface RedisWithScripts extends Redis {
+interface PipelineWithScripts extends ChainableCommander {
+  /** Replies with a number[] (see HIT). */
   petstoreHit(
     prefix: string,
     perMinute: number,
     perDay: number,
     banAfter: number,
     banMs: number,
-  ): Promise<Reply>;
+    requests: number,
+  ): this;
+}
+
+interface RedisWithScripts extends Redis {
+  pipeline(): PipelineWithScripts;
   petstoreUnban(prefix: string): Promise<number>;
   petstorePeek(prefix: string): Promise<[number, number, number, number, number, number, number]>;
 }
@@ -100,22 +134,47 @@ interface KnownBan {
   day: WindowState;
 }
 
+/** The requests of one subject, under one set of limits, waiting for the next script call. */
+interface Batch {
+  subject: string;
+  limits: Limits;
+  ban: BanPolicy | null;
+  waiting: Array<{ resolve(decision: Decision): void; reject(error: unknown): void }>;
+}
+
+/** Which batch a request joins: its subject's, unless that batch was opened under other limits (rare). */
+function sameTerms(batch: Batch, limits: Limits, ban: BanPolicy | null): boolean {
+  return (
+    batch.limits.perMinute === limits.perMinute &&
+    batch.limits.perDay === limits.perDay &&
+    batch.ban?.after === ban?.after &&
+    batch.ban?.durationMs === ban?.durationMs
+  );
+}
+
 /**
  * The shared store of a fleet: counters and bans in Redis, exact across instances. Commands fail fast when
  * Redis is unreachable (no offline queue, a command timeout), so the failure policy decides at once.
+ *
+ * Requests are decided in batches: those that arrive while a batch is out (or, when none is, within the
+ * current event-loop turn) leave together in one write as one script call per subject, whatever their
+ * number. A busy instance thus pays one round trip per batch and one script call per key, not per request.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly #redis: RedisWithScripts;
   readonly #prefix: string;
   readonly #bans = new Map<string, KnownBan>();
+  /** Requests waiting for the next batch, by subject. */
+  #queued = new Map<string, Batch>();
+  #flushScheduled = false;
+  #batchOut = false;
   /** Redis's clock minus ours, from the last reply: lets a known ban end on Redis's time, not ours. */
   #offset = 0;
 
   constructor(options: { url: string; keyPrefix?: string; commandTimeoutMs?: number }) {
     this.#prefix = options.keyPrefix ?? 'petstore:rl:';
     this.#redis = new Redis(options.url, {
-      // The scripts of one event-loop turn leave in one write and come back in one read: a round trip per
-      // turn, not per request. Each script still runs alone and atomically in Redis, on Redis's clock.
+      // Peeks and unbans of one event-loop turn leave in one write and come back in one read.
       enableAutoPipelining: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -131,31 +190,97 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.#redis.defineCommand('petstorePeek', { numberOfKeys: 1, lua: PEEK });
   }
 
-  async hit(subject: string, limits: Limits, _now: number, ban: BanPolicy | null): Promise<Decision> {
+  hit(subject: string, limits: Limits, _now: number, ban: BanPolicy | null): Promise<Decision> {
     const known = this.#bans.get(subject);
     if (known !== undefined) {
       const now = Date.now() + this.#offset;
       if (known.until > now)
-        return { kind: 'banned', minute: known.minute, day: known.day, until: known.until, now };
+        return Promise.resolve({
+          kind: 'banned',
+          minute: known.minute,
+          day: known.day,
+          until: known.until,
+          now,
+        });
       this.#bans.delete(subject);
     }
-    const [kind, minuteCount, dayCount, minuteEnd, dayEnd, at, banStarted, now] =
-      await this.#redis.petstoreHit(
+    return new Promise((resolve, reject) => {
+      let batch = this.#queued.get(subject);
+      if (batch !== undefined && !sameTerms(batch, limits, ban)) {
+        // Keys of one budget under different limits (a reload between two requests): a batch of its own.
+        const terms = `${subject} ${limits.perMinute} ${limits.perDay} ${ban?.after} ${ban?.durationMs}`;
+        batch = this.#queued.get(terms);
+        if (batch === undefined) {
+          batch = { subject, limits, ban, waiting: [] };
+          this.#queued.set(terms, batch);
+        }
+      } else if (batch === undefined) {
+        batch = { subject, limits, ban, waiting: [] };
+        this.#queued.set(subject, batch);
+      }
+      batch.waiting.push({ resolve, reject });
+      if (!this.#flushScheduled && !this.#batchOut) {
+        this.#flushScheduled = true;
+        // After the turn's I/O callbacks, so every request read in this turn joins the batch.
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  /** Sends what is queued as one pipeline, unless a batch is out: its answer sends the next one. */
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#batchOut || this.#queued.size === 0) return;
+    const batches = [...this.#queued.values()];
+    this.#queued = new Map();
+    this.#batchOut = true;
+    const pipeline = this.#redis.pipeline();
+    for (const { subject, limits, ban, waiting } of batches) {
+      pipeline.petstoreHit(
         `${this.#prefix}{${subject}}`,
         limits.perMinute,
         limits.perDay,
         ban?.after ?? 0,
         ban?.durationMs ?? 0,
+        waiting.length,
       );
-    this.#offset = now - Date.now();
-    const minute = windowState(limits.perMinute, minuteCount, minuteEnd);
-    const day = windowState(limits.perDay, dayCount, dayEnd);
-    if (kind === 1) return { kind: 'allowed', minute, day, now };
-    if (kind === 3) {
-      this.#bans.set(subject, { until: at, minute, day });
-      return { kind: 'banned', minute, day, until: at, now };
     }
-    return { kind: 'limited', minute, day, retryAt: at, banStarted: banStarted === 1, now };
+    pipeline.exec().then(
+      (results) => {
+        this.#batchOut = false;
+        this.#flush();
+        batches.forEach((batch, i) => {
+          const [error, replies] = results?.[i] ?? [new Error('Redis returned no reply for a batch')];
+          if (error) for (const { reject } of batch.waiting) reject(error);
+          else this.#settle(batch, replies as number[]);
+        });
+      },
+      (error: unknown) => {
+        this.#batchOut = false;
+        this.#flush();
+        for (const batch of batches) for (const { reject } of batch.waiting) reject(error);
+      },
+    );
+  }
+
+  #settle({ subject, limits, waiting }: Batch, replies: number[]): void {
+    const [now = 0, minuteEnd = 0, dayEnd = 0] = replies;
+    this.#offset = now - Date.now();
+    for (let i = 0; i < waiting.length; i += 1) {
+      const at = 3 + i * 5;
+      const kind = replies[at];
+      const minute = windowState(limits.perMinute, replies[at + 1] ?? 0, minuteEnd);
+      const day = windowState(limits.perDay, replies[at + 2] ?? 0, dayEnd);
+      const until = replies[at + 3] ?? 0;
+      let decision: Decision;
+      if (kind === 1) decision = { kind: 'allowed', minute, day, now };
+      else if (kind === 3) {
+        this.#bans.set(subject, { until, minute, day });
+        decision = { kind: 'banned', minute, day, until, now };
+      } else
+        decision = { kind: 'limited', minute, day, retryAt: until, banStarted: replies[at + 4] === 1, now };
+      waiting[i]?.resolve(decision);
+    }
   }
 
   async peek(subject: string, limits: Limits, _now: number): Promise<Decision> {

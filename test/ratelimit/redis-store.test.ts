@@ -13,6 +13,14 @@ import { awaitMinuteRoom, createTestRedisPrefix, REDIS_URL } from '../support/ba
 
 const logger = createLogger({ level: 'silent' });
 
+/** Script calls (EVAL and EVALSHA) the Redis server has run since it started. */
+async function scriptCalls(redis: Redis): Promise<number> {
+  const stats = await redis.info('commandstats');
+  let calls = 0;
+  for (const match of stats.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)) calls += Number(match[1]);
+  return calls;
+}
+
 describe('the Redis rate-limit store', () => {
   const { prefix, clear } = createTestRedisPrefix();
   let redis: Redis;
@@ -40,6 +48,51 @@ describe('the Redis rate-limit store', () => {
       remaining.toSorted((a, b) => a - b),
       Array.from({ length: 100 }, (_, i) => i),
     );
+  });
+
+  test("a key's requests of one turn are one script call, decided in order as if one by one", async () => {
+    await awaitMinuteRoom(redis, 5_000);
+    const limits = { perMinute: 2, perDay: 100 };
+    const ban = { after: 3, durationMs: 60_000 };
+    const calls = await scriptCalls(redis);
+    const decisions = await Promise.all(
+      Array.from({ length: 10 }, () => store.hit('key:batch', limits, 0, ban)),
+    );
+    assert.equal((await scriptCalls(redis)) - calls, 1, 'ten requests, one script call');
+    assert.deepEqual(
+      decisions.map((d) => [d.kind, d.minute.remaining, d.kind === 'limited' && d.banStarted]),
+      [
+        ['allowed', 1, false],
+        ['allowed', 0, false],
+        ['limited', 0, false],
+        ['limited', 0, false],
+        ['limited', 0, true],
+        ...Array.from({ length: 5 }, () => ['banned', 0, false]),
+      ],
+    );
+    const subject = `${prefix}{key:batch}`;
+    assert.ok((await redis.pttl(`${subject}:ban`)) > 55_000, 'the ban is in Redis');
+    assert.deepEqual(await redis.keys(`${subject}:r*`), [], 'the refusals that led to it are forgotten');
+    const [minuteKey] = await redis.keys(`${subject}:m:*`);
+    assert.equal(await redis.get(minuteKey ?? ''), '2', 'only the admitted requests are counted');
+  });
+
+  test('requests of one subject under different limits in one turn are each judged by their own', async () => {
+    await awaitMinuteRoom(redis, 5_000);
+    const three = { perMinute: 3, perDay: 100 };
+    const five = { perMinute: 5, perDay: 100 };
+    const decisions = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.hit('key:terms', i % 2 === 0 ? three : five, 0, null)),
+    );
+    // Requests are counted under each limit as it stood when they were decided: whichever order the two
+    // limits' requests were decided in, 5 are admitted in all, and no request under the limit of 3 is
+    // admitted once 3 are counted (its remaining would repeat 0).
+    const remaining = (limit: number) =>
+      decisions
+        .filter((d) => d.minute.limit === limit && d.kind === 'allowed')
+        .map((d) => d.minute.remaining);
+    assert.equal(remaining(3).length + remaining(5).length, 5);
+    for (const limit of [3, 5]) assert.equal(new Set(remaining(limit)).size, remaining(limit).length);
   });
 
   test('windows follow Redis time, whatever the instance clock says', async () => {
