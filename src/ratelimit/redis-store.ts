@@ -142,6 +142,12 @@ interface Batch {
   waiting: Array<{ resolve(decision: Decision): void; reject(error: unknown): void }>;
 }
 
+/**
+ * The most requests one script call decides: Redis runs nothing else while a script runs, so a flood of one
+ * key is decided in slices (each a fraction of a millisecond), not in one long call.
+ */
+const MAX_BATCH = 1_000;
+
 /** Which batch a request joins: its subject's, unless that batch was opened under other limits (rare). */
 function sameTerms(batch: Batch, limits: Limits, ban: BanPolicy | null): boolean {
   return (
@@ -166,6 +172,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly #bans = new Map<string, KnownBan>();
   /** Requests waiting for the next batch, by subject. */
   #queued = new Map<string, Batch>();
+  /** Batches that reached MAX_BATCH requests, in the order they filled. */
+  #full: Batch[] = [];
   #flushScheduled = false;
   #batchOut = false;
   /** Redis's clock minus ours, from the last reply: lets a known ban end on Redis's time, not ours. */
@@ -205,20 +213,23 @@ export class RedisRateLimitStore implements RateLimitStore {
       this.#bans.delete(subject);
     }
     return new Promise((resolve, reject) => {
-      let batch = this.#queued.get(subject);
+      let key = subject;
+      let batch = this.#queued.get(key);
       if (batch !== undefined && !sameTerms(batch, limits, ban)) {
         // Keys of one budget under different limits (a reload between two requests): a batch of its own.
-        const terms = `${subject} ${limits.perMinute} ${limits.perDay} ${ban?.after} ${ban?.durationMs}`;
-        batch = this.#queued.get(terms);
-        if (batch === undefined) {
-          batch = { subject, limits, ban, waiting: [] };
-          this.#queued.set(terms, batch);
-        }
-      } else if (batch === undefined) {
+        key = `${subject} ${limits.perMinute} ${limits.perDay} ${ban?.after} ${ban?.durationMs}`;
+        batch = this.#queued.get(key);
+      }
+      if (batch === undefined) {
         batch = { subject, limits, ban, waiting: [] };
-        this.#queued.set(subject, batch);
+        this.#queued.set(key, batch);
       }
       batch.waiting.push({ resolve, reject });
+      if (batch.waiting.length === MAX_BATCH) {
+        // Full: it leaves as it is with the next flush, and the subject's next requests open another.
+        this.#full.push(batch);
+        this.#queued.delete(key);
+      }
       if (!this.#flushScheduled && !this.#batchOut) {
         this.#flushScheduled = true;
         // After the turn's I/O callbacks, so every request read in this turn joins the batch.
@@ -230,8 +241,10 @@ export class RedisRateLimitStore implements RateLimitStore {
   /** Sends what is queued as one pipeline, unless a batch is out: its answer sends the next one. */
   #flush(): void {
     this.#flushScheduled = false;
-    if (this.#batchOut || this.#queued.size === 0) return;
-    const batches = [...this.#queued.values()];
+    if (this.#batchOut || (this.#full.length === 0 && this.#queued.size === 0)) return;
+    // Full batches first: they hold a subject's earlier requests.
+    const batches = [...this.#full, ...this.#queued.values()];
+    this.#full = [];
     this.#queued = new Map();
     this.#batchOut = true;
     const pipeline = this.#redis.pipeline();

@@ -77,6 +77,21 @@ describe('the Redis rate-limit store', () => {
     assert.equal(await redis.get(minuteKey ?? ''), '2', 'only the admitted requests are counted');
   });
 
+  test('a flood of one key is decided in slices of 1000 requests, still exactly', async () => {
+    await awaitMinuteRoom(redis, 5_000);
+    const limits = { perMinute: 2_000, perDay: 100_000 };
+    const calls = await scriptCalls(redis);
+    const decisions = await Promise.all(
+      Array.from({ length: 2_500 }, () => store.hit('key:flood', limits, 0, null)),
+    );
+    assert.equal((await scriptCalls(redis)) - calls, 3, '2,500 requests, three script calls');
+    const allowed = decisions.filter((d) => d.kind === 'allowed').map((d) => d.minute.remaining);
+    assert.deepEqual(
+      allowed.toSorted((a, b) => a - b),
+      Array.from({ length: 2_000 }, (_, i) => i),
+    );
+  });
+
   test('requests of one subject under different limits in one turn are each judged by their own', async () => {
     await awaitMinuteRoom(redis, 5_000);
     const three = { perMinute: 3, perDay: 100 };
