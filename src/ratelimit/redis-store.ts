@@ -3,11 +3,11 @@ import type { BanPolicy, Limits } from './policy.js';
 import { type Decision, type RateLimitStore, type WindowState, windowState } from './store.js';
 
 /**
- * The `count` requests one subject sent in one event-loop turn, decided in order, atomically, on Redis's
- * clock (`TIME`), so instances whose clocks disagree still share exact windows. For each request in turn:
- * check the ban, check both windows, count in both if admitted, else count the refusal towards a ban. The
- * outcome is the same as `count` calls of one request each at the same instant; the counters are read once
- * and written once. Every key expires with its window, so Redis holds only live state. KEYS[1] is the
+ * A batch of one subject's requests (ARGV[5] of them), decided in order, atomically, on Redis's clock
+ * (`TIME`), so instances whose clocks disagree still share exact windows. For each request in turn: check
+ * the ban, check both windows, count in both if admitted, else count the refusal towards a ban. The outcome
+ * is that of as many calls of one request each at the same instant; the counters are read once and written
+ * once. Every key expires with its window, so Redis holds only live state. KEYS[1] is the
  * subject's prefix, with a hash tag so that all of a subject's keys live in one cluster slot.
  *
  * Replies: {now, minuteEnd, dayEnd}, then five numbers per request: {kind (1 allowed, 2 limited,
@@ -163,14 +163,15 @@ function sameTerms(batch: Batch, limits: Limits, ban: BanPolicy | null): boolean
  * Redis is unreachable (no offline queue, a command timeout), so the failure policy decides at once.
  *
  * Requests are decided in batches: those that arrive while a batch is out (or, when none is, within the
- * current event-loop turn) leave together in one write as one script call per subject, whatever their
- * number. A busy instance thus pays one round trip per batch and one script call per key, not per request.
+ * current event-loop turn) leave together in one write, as one script call per subject (per MAX_BATCH
+ * requests of it). A busy instance thus pays one round trip per batch and one script call per key, not one
+ * of each per request.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly #redis: RedisWithScripts;
   readonly #prefix: string;
   readonly #bans = new Map<string, KnownBan>();
-  /** Requests waiting for the next batch, by subject. */
+  /** Requests waiting for the next batch, by subject (and limits, in the rare case they differ). */
   #queued = new Map<string, Batch>();
   /** Batches that reached MAX_BATCH requests, in the order they filled. */
   #full: Batch[] = [];
