@@ -148,6 +148,11 @@ interface Batch {
  */
 const MAX_BATCH = 1_000;
 
+/** Fails every request of a batch (promises already settled ignore it). */
+function reject(batch: Batch, error: unknown): void {
+  for (const waiting of batch.waiting) waiting.reject(error);
+}
+
 /** Which batch a request joins: its subject's, unless that batch was opened under other limits (rare). */
 function sameTerms(batch: Batch, limits: Limits, ban: BanPolicy | null): boolean {
   return (
@@ -160,7 +165,8 @@ function sameTerms(batch: Batch, limits: Limits, ban: BanPolicy | null): boolean
 
 /**
  * The shared store of a fleet: counters and bans in Redis, exact across instances. Commands fail fast when
- * Redis is unreachable (no offline queue, a command timeout), so the failure policy decides at once.
+ * Redis is unreachable (no offline queue): the failure policy decides at once when the connection is down,
+ * and within two command timeouts (the batch out, then the request's own) when Redis stops answering.
  *
  * Requests are decided in batches: those that arrive while a batch is out (or, when none is, within the
  * current event-loop turn) leave together in one write, as one script call per subject (per MAX_BATCH
@@ -262,22 +268,33 @@ export class RedisRateLimitStore implements RateLimitStore {
     pipeline.exec().then(
       (results) => {
         this.#batchOut = false;
-        this.#flush();
         batches.forEach((batch, i) => {
           const [error, replies] = results?.[i] ?? [new Error('Redis returned no reply for a batch')];
-          if (error) for (const { reject } of batch.waiting) reject(error);
-          else this.#settle(batch, replies as number[]);
+          if (error) reject(batch, error);
+          else {
+            // A reply of another shape fails its own batch only, never the store.
+            try {
+              this.#settle(batch, replies as number[]);
+            } catch (failure) {
+              reject(batch, failure);
+            }
+          }
         });
+        this.#flush();
       },
       (error: unknown) => {
         this.#batchOut = false;
+        for (const batch of batches) reject(batch, error);
         this.#flush();
-        for (const batch of batches) for (const { reject } of batch.waiting) reject(error);
       },
     );
   }
 
+  /** Resolves each request of the batch with its decision; throws on a reply that is not HIT's. */
   #settle({ subject, limits, waiting }: Batch, replies: number[]): void {
+    if (!Array.isArray(replies) || replies.length !== 3 + waiting.length * 5) {
+      throw new Error(`Redis answered a batch of ${waiting.length} with a reply of another shape`);
+    }
     const [now = 0, minuteEnd = 0, dayEnd = 0] = replies;
     this.#offset = now - Date.now();
     for (let i = 0; i < waiting.length; i += 1) {

@@ -10,10 +10,11 @@ import {
   RedisRateLimitStore,
 } from '../../src/ratelimit/index.js';
 import { awaitMinuteRoom, createTestRedisPrefix, REDIS_URL } from '../support/backends.js';
+import { type PrivateServer, startPrivateRedis } from '../support/private-servers.js';
 
 const logger = createLogger({ level: 'silent' });
 
-/** Script calls (EVAL and EVALSHA) the Redis server has run since it started. */
+/** Script calls (EVAL and EVALSHA) the Redis server has run since it started, from all its clients. */
 async function scriptCalls(redis: Redis): Promise<number> {
   const stats = await redis.info('commandstats');
   let calls = 0;
@@ -48,66 +49,6 @@ describe('the Redis rate-limit store', () => {
       remaining.toSorted((a, b) => a - b),
       Array.from({ length: 100 }, (_, i) => i),
     );
-  });
-
-  test("a key's requests of one turn are one script call, decided in order as if one by one", async () => {
-    await awaitMinuteRoom(redis, 5_000);
-    const limits = { perMinute: 2, perDay: 100 };
-    const ban = { after: 3, durationMs: 60_000 };
-    const calls = await scriptCalls(redis);
-    const decisions = await Promise.all(
-      Array.from({ length: 10 }, () => store.hit('key:batch', limits, 0, ban)),
-    );
-    assert.equal((await scriptCalls(redis)) - calls, 1, 'ten requests, one script call');
-    assert.deepEqual(
-      decisions.map((d) => [d.kind, d.minute.remaining, d.kind === 'limited' && d.banStarted]),
-      [
-        ['allowed', 1, false],
-        ['allowed', 0, false],
-        ['limited', 0, false],
-        ['limited', 0, false],
-        ['limited', 0, true],
-        ...Array.from({ length: 5 }, () => ['banned', 0, false]),
-      ],
-    );
-    const subject = `${prefix}{key:batch}`;
-    assert.ok((await redis.pttl(`${subject}:ban`)) > 55_000, 'the ban is in Redis');
-    assert.deepEqual(await redis.keys(`${subject}:r*`), [], 'the refusals that led to it are forgotten');
-    const [minuteKey] = await redis.keys(`${subject}:m:*`);
-    assert.equal(await redis.get(minuteKey ?? ''), '2', 'only the admitted requests are counted');
-  });
-
-  test('a flood of one key is decided in slices of 1000 requests, still exactly', async () => {
-    await awaitMinuteRoom(redis, 5_000);
-    const limits = { perMinute: 2_000, perDay: 100_000 };
-    const calls = await scriptCalls(redis);
-    const decisions = await Promise.all(
-      Array.from({ length: 2_500 }, () => store.hit('key:flood', limits, 0, null)),
-    );
-    assert.equal((await scriptCalls(redis)) - calls, 3, '2,500 requests, three script calls');
-    const allowed = decisions.filter((d) => d.kind === 'allowed').map((d) => d.minute.remaining);
-    assert.deepEqual(
-      allowed.toSorted((a, b) => a - b),
-      Array.from({ length: 2_000 }, (_, i) => i),
-    );
-  });
-
-  test('requests of one subject under different limits in one turn are each judged by their own', async () => {
-    await awaitMinuteRoom(redis, 5_000);
-    const three = { perMinute: 3, perDay: 100 };
-    const five = { perMinute: 5, perDay: 100 };
-    const decisions = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => store.hit('key:terms', i % 2 === 0 ? three : five, 0, null)),
-    );
-    // Requests are counted under each limit as it stood when they were decided: whichever order the two
-    // limits' requests were decided in, 5 are admitted in all, and no request under the limit of 3 is
-    // admitted once 3 are counted (its remaining would repeat 0).
-    const remaining = (limit: number) =>
-      decisions
-        .filter((d) => d.minute.limit === limit && d.kind === 'allowed')
-        .map((d) => d.minute.remaining);
-    assert.equal(remaining(3).length + remaining(5).length, 5);
-    for (const limit of [3, 5]) assert.equal(new Set(remaining(limit)).size, remaining(limit).length);
   });
 
   test('windows follow Redis time, whatever the instance clock says', async () => {
@@ -148,6 +89,87 @@ describe('the Redis rate-limit store', () => {
 
     await store.unban('key:ban');
     assert.equal((await store.hit('key:ban', limits, 0, ban)).kind, 'limited');
+  });
+});
+
+describe('batched decisions', () => {
+  // A Redis of the suite's own: it counts the script calls of this store and nothing else.
+  let server: PrivateServer;
+  let redis: Redis;
+  let store: RedisRateLimitStore;
+  const prefix = 'petstore:rl:';
+  before(async () => {
+    server = await startPrivateRedis();
+    redis = new Redis(server.url);
+    store = new RedisRateLimitStore({ url: server.url });
+    await store.connect();
+  });
+  after(async () => {
+    await store.close();
+    redis.disconnect();
+    await server.stop();
+  });
+
+  test("a key's requests of one turn are one script call, decided in order as if one by one", async () => {
+    await awaitMinuteRoom(redis, 5_000);
+    const limits = { perMinute: 2, perDay: 100 };
+    const ban = { after: 3, durationMs: 60_000 };
+    const subject = `${prefix}{key:batch}`;
+    const turn = async (requests: number) =>
+      (await Promise.all(Array.from({ length: requests }, () => store.hit('key:batch', limits, 0, ban)))).map(
+        (d) => [d.kind, d.minute.remaining, d.kind === 'limited' && d.banStarted],
+      );
+    const calls = await scriptCalls(redis);
+    assert.deepEqual(await turn(3), [
+      ['allowed', 1, false],
+      ['allowed', 0, false],
+      ['limited', 0, false],
+    ]);
+    const [refusals] = await redis.keys(`${subject}:rm:*`);
+    assert.equal(await redis.get(refusals ?? ''), '1', 'the refusal is counted towards a ban');
+    // The second turn's refusals add to the first's: the second of them reaches 3 and starts the ban.
+    assert.deepEqual(await turn(7), [
+      ['limited', 0, false],
+      ['limited', 0, true],
+      ...Array.from({ length: 5 }, () => ['banned', 0, false]),
+    ]);
+    assert.equal((await scriptCalls(redis)) - calls, 2, 'two turns of requests, two script calls');
+    assert.ok((await redis.pttl(`${subject}:ban`)) > 55_000, 'the ban is in Redis');
+    assert.deepEqual(await redis.keys(`${subject}:r*`), [], 'the refusals that led to it are forgotten');
+    const [minuteKey] = await redis.keys(`${subject}:m:*`);
+    assert.equal(await redis.get(minuteKey ?? ''), '2', 'only the admitted requests are counted');
+  });
+
+  test('a flood of one key is decided in slices of 1000 requests, in order and exactly', async () => {
+    await awaitMinuteRoom(redis, 5_000);
+    const limits = { perMinute: 2_000, perDay: 100_000 };
+    const calls = await scriptCalls(redis);
+    const decisions = await Promise.all(
+      Array.from({ length: 2_500 }, () => store.hit('key:flood', limits, 0, null)),
+    );
+    assert.equal((await scriptCalls(redis)) - calls, 3, '2,500 requests, three script calls');
+    assert.deepEqual(
+      decisions.map((d) => (d.kind === 'allowed' ? d.minute.remaining : d.kind)),
+      [...Array.from({ length: 2_000 }, (_, i) => 1_999 - i), ...Array(500).fill('limited')],
+    );
+  });
+
+  test('requests of one subject under different limits in one turn are each judged by their own', async () => {
+    await awaitMinuteRoom(redis, 5_000);
+    const three = { perMinute: 3, perDay: 100 };
+    const five = { perMinute: 5, perDay: 100 };
+    const decisions = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.hit('key:terms', i % 2 === 0 ? three : five, 0, null)),
+    );
+    // Each request is judged under its own limit against what was counted before it. 5 are admitted in all
+    // (all judged under 3 would admit 3), and none under the limit of 3 once 3 are counted (all judged
+    // under 5 would admit one at a count of 4 or 5, and its remaining would repeat 0).
+    const remaining = (limit: number) =>
+      decisions
+        .filter((d) => d.minute.limit === limit && d.kind === 'allowed')
+        .map((d) => d.minute.remaining);
+    assert.equal(remaining(3).length + remaining(5).length, 5);
+    for (const limit of [3, 5]) assert.equal(new Set(remaining(limit)).size, remaining(limit).length);
   });
 });
 
