@@ -149,7 +149,7 @@ interface Batch {
 const MAX_BATCH = 1_000;
 
 /** Fails every request of a batch (promises already settled ignore it). */
-function reject(batch: Batch, error: unknown): void {
+function failAll(batch: Batch, error: unknown): void {
   for (const waiting of batch.waiting) waiting.reject(error);
 }
 
@@ -270,13 +270,13 @@ export class RedisRateLimitStore implements RateLimitStore {
         this.#batchOut = false;
         batches.forEach((batch, i) => {
           const [error, replies] = results?.[i] ?? [new Error('Redis returned no reply for a batch')];
-          if (error) reject(batch, error);
+          if (error) failAll(batch, error);
           else {
             // A reply of another shape fails its own batch only, never the store.
             try {
               this.#settle(batch, replies as number[]);
             } catch (failure) {
-              reject(batch, failure);
+              failAll(batch, failure);
             }
           }
         });
@@ -284,7 +284,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       },
       (error: unknown) => {
         this.#batchOut = false;
-        for (const batch of batches) reject(batch, error);
+        for (const batch of batches) failAll(batch, error);
         this.#flush();
       },
     );
