@@ -5,7 +5,8 @@
  * over OTLP/HTTP to a sink that keeps nothing). Method (BENCHMARKS.md, and issue 21's): every server pinned to
  * CPU 0 and wrk to CPU 1, each server warmed up once, then many short pairs of runs, the bare `node:http`
  * anchor answering the list's identical bytes and then one configuration, turn about; each figure is the
- * median of its pair ratios, beside the server CPU per request. Creates are measured per configuration
+ * median of its pair ratios, beside the server CPU per request, and each cost the median of the pairs'
+ * differences from everything off. Creates are measured per configuration
  * in alternating rounds. Bounded: about 6 minutes with the defaults.
  *
  * Environment: BENCH_PAIRS (8) pairs per configuration, BENCH_SECONDS (3) per run, BENCH_WARMUP_SECONDS (2),
@@ -171,16 +172,18 @@ async function main(): Promise<number> {
   const off = measured[0] as Pairs;
   log('');
   log(
-    'configuration        | list ratio (median of pairs) | server CPU/req | cost vs all off        | creates/s (p99)',
+    'configuration        | list ratio (median of pairs) | server CPU/req | cost vs all off (paired)| creates/s (p99)',
   );
   for (const [index, service] of services.entries()) {
     const figures = measured[index] as Pairs;
     const ratio = median(figures.ratios);
     const us = median(figures.serviceUs);
+    // Each pair's difference from the pair of everything off, then their median: the runs compared are
+    // minutes apart at most, so the drift of the machine over the whole benchmark cancels out.
     const cost =
       index === 0
         ? '-'
-        : `${(median(off.ratios) - ratio).toFixed(3)} ratio, ${(us - median(off.serviceUs)).toFixed(1)} us`;
+        : `${median(figures.ratios.map((r, pair) => (off.ratios[pair] as number) - r)).toFixed(3)} ratio, ${median(figures.serviceUs.map((u, pair) => u - (off.serviceUs[pair] as number))).toFixed(1)} us`;
     log(
       `${service.name.padEnd(21)}| ${ratio.toFixed(2)} (pairs ${Math.min(...figures.ratios).toFixed(2)}-${Math.max(...figures.ratios).toFixed(2)})`.padEnd(
         53,
