@@ -9,14 +9,17 @@ import type { WrkResult } from './wrk.js';
 export type Measured = WrkResult & { perRequest?: { redisCalls: number; writeTransactions: number } };
 
 /**
- * One round of the list benchmark: the two anchors, embedded service (200), embedded service answering 304,
- * and the two instances when the scale-out mode runs. `anchor` answers the service's identical bytes,
+ * One round of the list benchmark: the three anchors, embedded service (200), embedded service answering
+ * 304, and the two instances when the scale-out mode runs. `anchor` answers the service's identical bytes,
  * headers included (the target's ratio is to it); `bodyAnchor` answers the same body with only its content
- * type, so the difference between the two is what the API's required headers cost in Node itself.
+ * type, so the difference between the two is what the API's required headers cost in Node itself;
+ * `fastifyAnchor` answers the identical bytes from a bare Fastify app, so the difference between it and
+ * the service is what the service's own hooks and work cost.
  */
 export interface ListRound {
   anchor: WrkResult;
   bodyAnchor: WrkResult;
+  fastifyAnchor: WrkResult;
   service: WrkResult;
   notModified: WrkResult;
   scaled?: Measured;
@@ -73,15 +76,16 @@ export function cpuNote(result: WrkResult): string {
 }
 
 function ratioLine(name: string, result: WrkResult, round: ListRound): string {
-  const ratios = `${(result.rps / round.anchor.rps).toFixed(2)} (body only ${(result.rps / round.bodyAnchor.rps).toFixed(2)})`;
+  const ratios = `${(result.rps / round.anchor.rps).toFixed(2)} (body only ${(result.rps / round.bodyAnchor.rps).toFixed(2)}, Fastify ${(result.rps / round.fastifyAnchor.rps).toFixed(2)})`;
   return `  ${name.padEnd(11)} ${rate(result.rps)} req/s ratio ${ratios} (${cpuNote(result)})`;
 }
 
 export function roundLine(index: number, round: ListRound): string {
-  const { anchor, bodyAnchor, service, notModified, scaled } = round;
+  const { anchor, bodyAnchor, fastifyAnchor, service, notModified, scaled } = round;
   return [
     `round ${index + 1}: anchor ${rate(anchor.rps)} req/s (${cpuNote(anchor)})`,
     `  body only   ${rate(bodyAnchor.rps)} req/s (${cpuNote(bodyAnchor)})`,
+    `  Fastify     ${rate(fastifyAnchor.rps)} req/s (${cpuNote(fastifyAnchor)})`,
     ratioLine('service', service, round),
     ratioLine('304', notModified, round),
     ...(scaled === undefined ? [] : [ratioLine('2 instances', scaled, round)]),
@@ -120,9 +124,10 @@ export function listVerdict(ratio: number, used: UsableRounds): string {
 /** The medians, over the usable rounds, of one kind of run. */
 export interface ListFigures {
   rps: number;
-  /** To the anchor answering the identical bytes, and to the one answering the body alone. */
+  /** To the anchor answering the identical bytes, to the one answering the body alone, and to bare Fastify. */
   ratio: number;
   bodyRatio: number;
+  fastifyRatio: number;
   p50: number;
   p99: number;
   serverUs: number;
@@ -133,7 +138,7 @@ export interface ListFigures {
 export type SharedStatePerRequest = NonNullable<Measured['perRequest']>;
 
 /** One run of a round, with the anchor runs of the same round that its ratios are taken against. */
-export type Paired = { result: Measured; anchor: WrkResult; bodyAnchor: WrkResult };
+export type Paired = { result: Measured } & Pick<ListRound, 'anchor' | 'bodyAnchor' | 'fastifyAnchor'>;
 
 export function listFigures(runs: Paired[]): ListFigures {
   const of = (value: (run: Paired) => number) => median(runs.map(value));
@@ -142,6 +147,7 @@ export function listFigures(runs: Paired[]): ListFigures {
     rps: of((run) => run.result.rps),
     ratio: of((run) => run.result.rps / run.anchor.rps),
     bodyRatio: of((run) => run.result.rps / run.bodyAnchor.rps),
+    fastifyRatio: of((run) => run.result.rps / run.fastifyAnchor.rps),
     p50: of((run) => run.result.p50Ms),
     p99: of((run) => run.result.p99Ms),
     serverUs: of((run) => costUs(run.result)),

@@ -9,15 +9,17 @@
  * once as soon as it starts, so that none meets its first load after an idle spell (see firstLoad); the
  * nextTick line times the flaw behind that, with and without the service's remedy (tick-cost.ts).
  *
- * Two anchors: the issue's, answering the identical bytes (the service's headers and body; the ratio
- * target is to it), and one answering the body with its content type alone, which shows how much of the
- * difference is the API's required headers written by Node rather than the service's own work.
+ * Three anchors: the issue's, answering the identical bytes (the service's headers and body; the ratio
+ * target is to it); one answering the body with its content type alone, which shows how much of the
+ * difference is the API's required headers written by Node rather than the service's own work; and a bare
+ * Fastify app answering the identical bytes, which shows how much of it the framework takes before any
+ * hook of ours runs.
  *
  * Two deployments, side by side in the final table: the embedded mode (one process, SQLite, limits in
  * process) and the scale-out mode (two instances sharing a fresh PostgreSQL database and a Redis prefix,
  * both removed at the end, whatever happens).
  *
- * Bounded: about 4 minutes with the defaults. Environment overrides:
+ * Bounded: about 5 minutes with the defaults. Environment overrides:
  *   BENCH_SECONDS (10) and BENCH_WARMUP_SECONDS (2) per run, BENCH_ROUNDS (3), BENCH_CONNECTIONS (50),
  *   BENCH_SCALE (on; off skips the two-instance mode), BENCH_POSTGRES_URL (an admin URL,
  *   postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL (redis://127.0.0.1:6379),
@@ -66,6 +68,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 interface Targets {
   anchor: Target;
   bodyAnchor: Target;
+  fastifyAnchor: Target;
   service: Target;
   scaled: Target | undefined;
 }
@@ -75,6 +78,7 @@ async function listRound(settings: Settings, targets: Targets, list: ListSnapsho
   const round: ListRound = {
     anchor: await measure(settings, targets.anchor, get),
     bodyAnchor: await measure(settings, targets.bodyAnchor, get),
+    fastifyAnchor: await measure(settings, targets.fastifyAnchor, get),
     service: await measure(settings, targets.service, get),
     notModified: await measure(settings, targets.service, {
       ...get,
@@ -211,15 +215,18 @@ async function main(): Promise<number> {
   const scaled = await startScaledOnSameList(settings, list);
   const scaledTarget = scaled === undefined ? undefined : await firstLoad(settings, targetOf(dir, scaled));
   // The issue's anchor answers the identical bytes: the service's headers and body. The second shows what
-  // the API's required headers (request id, rate limits, ETag, nosniff, no-store) cost in Node alone.
+  // the API's required headers (request id, rate limits, ETag, nosniff, no-store) cost in Node alone; the
+  // third, the identical bytes from bare Fastify, what the framework costs before any hook of ours.
+  const identicalAnswer = {
+    headers: list.headers,
+    ...(list.keepAliveSeconds === undefined ? {} : { keepAliveSeconds: list.keepAliveSeconds }),
+  };
   const anchors = {
-    identical: await startAnchor(dir, 'anchor', list.body, {
-      headers: list.headers,
-      ...(list.keepAliveSeconds === undefined ? {} : { keepAliveSeconds: list.keepAliveSeconds }),
-    }),
+    identical: await startAnchor(dir, 'anchor', list.body, identicalAnswer),
     bodyOnly: await startAnchor(dir, 'body-anchor', list.body, {
       headers: { 'content-type': list.contentType },
     }),
+    fastify: await startAnchor(dir, 'fastify-anchor', list.body, identicalAnswer, 'fastify'),
   };
   log(`list: ${list.body.length} bytes, ETag ${list.etag}, ${Object.keys(list.headers).length} headers`);
   // The anchors get the same request bytes, key included, and ignore them.
@@ -228,13 +235,14 @@ async function main(): Promise<number> {
   const targets: Targets = {
     anchor: await anchorTarget('anchor', anchors.identical),
     bodyAnchor: await anchorTarget('body-anchor', anchors.bodyOnly),
+    fastifyAnchor: await anchorTarget('fastify-anchor', anchors.fastify),
     service,
     scaled: scaledTarget,
   };
 
   // Other processes on the machine disturb the figures; measuring them idle tells the reader how much.
   const idleBefore = await backgroundLoad(2000);
-  const anchorServers = [anchors.identical, anchors.bodyOnly];
+  const anchorServers = [anchors.identical, anchors.bodyOnly, anchors.fastify];
   const rounds = await listRounds(settings, { anchors: anchorServers, embedded, scaled }, targets, list);
   for (const anchor of anchorServers) await stopChild(anchor.child);
   const create = await createRun(settings, embedded, targets.service);

@@ -102,18 +102,22 @@ export interface AnchorAnswer {
   keepAliveSeconds?: number;
 }
 
-/** Starts a bare `node:http` anchor named `name` on CPU 0, answering every GET with `body` and `answer`. */
+/**
+ * Starts an anchor named `name` on CPU 0, answering every GET with `body` and `answer`: bare `node:http`, or
+ * a bare Fastify app (see anchor.ts).
+ */
 export async function startAnchor(
   dir: string,
   name: string,
   body: Buffer,
   answer: AnchorAnswer,
+  kind: 'http' | 'fastify' = 'http',
 ): Promise<Server> {
   const bodyFile = path.join(dir, `${name}-body.json`);
   const answerFile = path.join(dir, `${name}-answer.json`);
   fs.writeFileSync(bodyFile, body);
   fs.writeFileSync(answerFile, JSON.stringify(answer));
-  const child = spawnPinned(SERVER_CPU, process.execPath, [ANCHOR, bodyFile, answerFile]);
+  const child = spawnPinned(SERVER_CPU, process.execPath, [ANCHOR, bodyFile, answerFile, kind]);
   const url = await waitForLine(child, /anchor listening on (http:\/\/\S+)/, 10_000);
   return { child, url };
 }

@@ -38,12 +38,15 @@ function listColumns(used: UsableRounds) {
   const paired = (pick: (round: ListRound) => Paired['result'] | undefined): Paired[] =>
     used.rounds.flatMap((round) => {
       const result = pick(round);
-      return result === undefined ? [] : [{ result, anchor: round.anchor, bodyAnchor: round.bodyAnchor }];
+      if (result === undefined) return [];
+      const { anchor, bodyAnchor, fastifyAnchor } = round;
+      return [{ result, anchor, bodyAnchor, fastifyAnchor }];
     });
   const scaled = paired((round) => round.scaled);
   return {
     anchor: listFigures(paired((round) => round.anchor)),
     bodyAnchor: listFigures(paired((round) => round.bodyAnchor)),
+    fastifyAnchor: listFigures(paired((round) => round.fastifyAnchor)),
     embedded: listFigures(paired((round) => round.service)),
     notModified: listFigures(paired((round) => round.notModified)),
     scaled: scaled.length === 0 ? undefined : listFigures(scaled),
@@ -51,7 +54,7 @@ function listColumns(used: UsableRounds) {
 }
 
 function listRows(used: UsableRounds): string[] {
-  const { anchor, bodyAnchor, embedded, notModified, scaled } = listColumns(used);
+  const { anchor, bodyAnchor, fastifyAnchor, embedded, notModified, scaled } = listColumns(used);
   // Total CPU per answer, PostgreSQL and Redis included, against the anchor's.
   const cpu = (figures: ListFigures) => {
     const shared = figures.backendUs > 0 ? ` + ${figures.backendUs.toFixed(1)} us PG/Redis` : '';
@@ -70,6 +73,11 @@ function listRows(used: UsableRounds): string[] {
       `ratio ${embedded.bodyRatio.toFixed(2)} to an anchor without the API's headers`,
       scaled ? `ratio ${scaled.bodyRatio.toFixed(2)}` : OFF,
     ),
+    row(
+      'list, Fastify',
+      `ratio ${embedded.fastifyRatio.toFixed(2)} to bare Fastify, identical bytes`,
+      scaled ? `ratio ${scaled.fastifyRatio.toFixed(2)}` : OFF,
+    ),
     row('list latency', latency(embedded), scaled ? latency(scaled) : OFF),
     row('list CPU/req', cpu(embedded), scaled ? cpu(scaled) : OFF),
     row('list 304 req/s', `${rate(notModified.rps)}, ratio ${notModified.ratio.toFixed(2)}`, notMeasured),
@@ -81,6 +89,10 @@ function listRows(used: UsableRounds): string[] {
     wide(
       'body-only anc.',
       `bare node:http, same body, content type only: ${rate(bodyAnchor.rps).trim()} req/s ${latency(bodyAnchor)}, ${bodyAnchor.serverUs.toFixed(1)} us/req`,
+    ),
+    wide(
+      'Fastify anchor',
+      `bare Fastify, one route, no hooks, identical bytes: ${rate(fastifyAnchor.rps).trim()} req/s, ratio ${fastifyAnchor.ratio.toFixed(2)}, ${latency(fastifyAnchor)}, ${fastifyAnchor.serverUs.toFixed(1)} us/req`,
     ),
   ];
 }
