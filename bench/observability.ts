@@ -6,8 +6,8 @@
  * CPU 0 and wrk to CPU 1, each server warmed up once, then many short pairs of runs, the bare `node:http`
  * anchor answering the list's identical bytes and then one configuration, turn about; each figure is the
  * median of its pair ratios, beside the server CPU per request, and each cost the median of the pairs'
- * differences from everything off. Creates are measured per configuration
- * in alternating rounds. Bounded: about 6 minutes with the defaults.
+ * differences from everything off. Creates are measured per configuration in alternating rounds. Bounded:
+ * about 6 minutes with the defaults.
  *
  * Environment: BENCH_PAIRS (8) pairs per configuration, BENCH_SECONDS (3) per run, BENCH_WARMUP_SECONDS (2),
  * BENCH_CONNECTIONS (50), BENCH_CREATE_ROUNDS (2), BENCH_TMPDIR.
@@ -183,7 +183,7 @@ async function main(): Promise<number> {
     const cost =
       index === 0
         ? '-'
-        : `${median(figures.ratios.map((r, pair) => (off.ratios[pair] as number) - r)).toFixed(3)} ratio, ${median(figures.serviceUs.map((u, pair) => u - (off.serviceUs[pair] as number))).toFixed(1)} us`;
+        : `${median(figures.ratios.map((each, pair) => (off.ratios[pair] as number) - each)).toFixed(3)} ratio, ${median(figures.serviceUs.map((each, pair) => each - (off.serviceUs[pair] as number))).toFixed(1)} us`;
     log(
       `${service.name.padEnd(21)}| ${ratio.toFixed(2)} (pairs ${Math.min(...figures.ratios).toFixed(2)}-${Math.max(...figures.ratios).toFixed(2)})`.padEnd(
         53,
