@@ -40,7 +40,8 @@ export interface CreateOutcome {
   flushes: number | undefined;
 }
 
-export const TARGETS = { listRatio: 0.7, createsPerSecond: 10_000 } as const;
+/** The embedded list's ratio to the identical-bytes anchor (issue 21; issue 2 asked 0.70), and creates/s. */
+export const TARGETS = { listRatio: 0.8, createsPerSecond: 10_000 } as const;
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
