@@ -54,6 +54,13 @@ interface Configuration {
   env: Record<string, string>;
 }
 
+/**
+ * The median over the pairs of `a - b`, each pair's figures taken minutes apart at most: the drift of the
+ * machine over the whole benchmark cancels out, as it would not in the difference of two medians.
+ */
+const pairedMedian = (a: number[], b: number[]) =>
+  median(a.map((value, pair) => value - (b[pair] ?? Number.NaN)));
+
 const costUs = (result: WrkResult) => (result.cpu.serverSeconds * 1e6) / Math.max(result.requests, 1);
 
 /** One configuration's list pairs: its run and the anchor run just before it. */
@@ -172,18 +179,16 @@ async function main(): Promise<number> {
   const off = measured[0] as Pairs;
   log('');
   log(
-    'configuration        | list ratio (median of pairs) | server CPU/req | cost vs all off (paired)| creates/s (p99)',
+    'configuration        | list ratio (median of pairs) | server CPU/req | paired cost vs off     | creates/s (p99)',
   );
   for (const [index, service] of services.entries()) {
     const figures = measured[index] as Pairs;
     const ratio = median(figures.ratios);
     const us = median(figures.serviceUs);
-    // Each pair's difference from the pair of everything off, then their median: the runs compared are
-    // minutes apart at most, so the drift of the machine over the whole benchmark cancels out.
     const cost =
       index === 0
         ? '-'
-        : `${median(figures.ratios.map((each, pair) => (off.ratios[pair] as number) - each)).toFixed(3)} ratio, ${median(figures.serviceUs.map((each, pair) => each - (off.serviceUs[pair] as number))).toFixed(1)} us`;
+        : `${pairedMedian(off.ratios, figures.ratios).toFixed(3)} ratio, ${pairedMedian(figures.serviceUs, off.serviceUs).toFixed(1)} us`;
     log(
       `${service.name.padEnd(21)}| ${ratio.toFixed(2)} (pairs ${Math.min(...figures.ratios).toFixed(2)}-${Math.max(...figures.ratios).toFixed(2)})`.padEnd(
         53,
