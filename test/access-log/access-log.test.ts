@@ -94,6 +94,27 @@ describe('access log', () => {
     for (const secret of server.issuedKeys) assert.ok(!all.includes(secret), 'no key');
   });
 
+  test('a line is shaped as the logger writes its own: level, time and pid first', async () => {
+    const response = await server.call('/v1/categories');
+    await sleep(50);
+    const requestId = response.headers.get('x-request-id');
+    const raw = server.logs.find((line) => line.includes(`"reqId":"${requestId}"`)) as string;
+    const own = JSON.parse(server.logs[0] as string) as { pid: number };
+    const line = JSON.parse(raw) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(line).slice(0, 4), ['level', 'time', 'pid', 'log']);
+    assert.equal(line.level, 30, 'info');
+    assert.equal(line.pid, own.pid);
+    assert.ok(Math.abs(Date.now() - (line.time as number)) < 5_000, 'epoch milliseconds');
+  });
+
+  test('a LOG_LEVEL above info writes none', async (t) => {
+    const quiet = await startTestServer({ LOG_LEVEL: 'warn' });
+    t.after(() => quiet.close());
+    assert.equal((await quiet.call('/v1/categories')).status, 200);
+    await sleep(50);
+    assert.deepEqual(accessLines(quiet), []);
+  });
+
   test('ACCESS_LOG=off writes none', async (t) => {
     const quiet = await startTestServer({ ACCESS_LOG: 'off' });
     t.after(() => quiet.close());
