@@ -96,13 +96,13 @@ interface Stage<H> {
 /** Counts rate-limit decisions by outcome: those on requests without a credential are `anonymous`. */
 function countDecisions(metrics: Metrics, identified: (request: FastifyRequest) => boolean) {
   const outcomes = {
-    allowed: metrics.rateLimitDecisions.labels({ outcome: 'allowed' }),
-    limited: metrics.rateLimitDecisions.labels({ outcome: 'limited' }),
-    banned: metrics.rateLimitDecisions.labels({ outcome: 'banned' }),
-    anonymous: metrics.rateLimitDecisions.labels({ outcome: 'anonymous' }),
+    allowed: metrics.rateLimitDecisions.tally({ outcome: 'allowed' }),
+    limited: metrics.rateLimitDecisions.tally({ outcome: 'limited' }),
+    banned: metrics.rateLimitDecisions.tally({ outcome: 'banned' }),
+    anonymous: metrics.rateLimitDecisions.tally({ outcome: 'anonymous' }),
   };
   return (request: FastifyRequest, decision: Decision) =>
-    (identified(request) ? outcomes[decision.kind] : outcomes.anonymous).inc();
+    (identified(request) ? outcomes[decision.kind] : outcomes.anonymous).add();
 }
 
 /** Whether the request's operation spends quota; reading one's own key does not. */

@@ -1,32 +1,55 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
+import type { Histogram, LabelValues } from 'prom-client';
 import { onAnswer, type RouteConfig, routeTemplate } from '../http/index.js';
 import type { Metrics } from './metrics.js';
+import type { Tally } from './tally.js';
+
+type Labels = 'operation' | 'method' | 'status';
+
+/** What one operation's answers are counted and timed in, made as its first answer of each kind is. */
+interface OperationMetrics {
+  timer: ReturnType<Histogram<'operation'>['labels']>;
+  /** By method, then status. */
+  answers: Map<string, Map<number, Tally<Labels>>>;
+}
 
 /**
- * Counts every answer by operation, method and status, and times it by operation. The labelled children are
- * made once per combination and kept: prom-client's label lookup costs more than the count.
+ * Counts every answer by operation, method and status, and times it by operation. What each combination is
+ * counted in is made once and kept, looked up by the values as they come: prom-client's label lookup, and
+ * a string made of the three, cost more than the count.
  */
 export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
-  const counters = new Map<string, ReturnType<Metrics['requests']['labels']>>();
-  const timers = new Map<string, ReturnType<Metrics['requestDuration']['labels']>>();
+  const operations = new Map<string, OperationMetrics>();
+  const operationMetrics = (operation: string) => {
+    let found = operations.get(operation);
+    if (found === undefined) {
+      found = { timer: metrics.requestDuration.labels({ operation }), answers: new Map() };
+      operations.set(operation, found);
+    }
+    return found;
+  };
+  const answerTally = (operation: string, { answers }: OperationMetrics, method: string, status: number) => {
+    let byStatus = answers.get(method);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      answers.set(method, byStatus);
+    }
+    let tally = byStatus.get(status);
+    if (tally === undefined) {
+      const labels: LabelValues<Labels> = { operation, method, status: String(status) };
+      tally = metrics.requests.tally(labels);
+      byStatus.set(status, tally);
+    }
+    return tally;
+  };
   onAnswer(app, (request, reply) => {
-    const options = request.routeOptions;
     const operation =
-      (options.config as RouteConfig | undefined)?.operationId ?? routeTemplate(request) ?? 'none';
-    const status = reply.statusCode;
-    const slot = `${operation} ${request.method} ${status}`;
-    let counter = counters.get(slot);
-    if (counter === undefined) {
-      counter = metrics.requests.labels({ operation, method: request.method, status: String(status) });
-      counters.set(slot, counter);
-    }
-    counter.inc();
-    let timer = timers.get(operation);
-    if (timer === undefined) {
-      timer = metrics.requestDuration.labels({ operation });
-      timers.set(operation, timer);
-    }
-    timer.observe((performance.now() - request.receivedAt) / 1000);
+      (request.routeOptions.config as RouteConfig | undefined)?.operationId ??
+      routeTemplate(request) ??
+      'none';
+    const counted = operationMetrics(operation);
+    answerTally(operation, counted, request.method, reply.statusCode).add();
+    counted.timer.observe((performance.now() - request.receivedAt) / 1000);
   });
 }

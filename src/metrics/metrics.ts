@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { TalliedCounter } from './tally.js';
 
 /** A connection pool as its gauges show it. */
 export interface PoolStats {
@@ -12,9 +13,9 @@ export interface Metrics {
   readonly contentType: string;
   deprecatedCalls: Counter<'operation' | 'key_id'>;
   rateLimitFailOpen: Counter;
-  requests: Counter<'operation' | 'method' | 'status'>;
+  requests: TalliedCounter<'operation' | 'method' | 'status'>;
   requestDuration: Histogram<'operation'>;
-  rateLimitDecisions: Counter<'outcome'>;
+  rateLimitDecisions: TalliedCounter<'outcome'>;
   storageCalls: Histogram<'call'>;
   redisCalls: Histogram<'call'>;
   keyReloads: Counter;
@@ -72,7 +73,7 @@ export function createMetrics(): Metrics {
       help: 'Requests served on per-instance limits because the shared rate-limit store was unreachable.',
       registers,
     }),
-    requests: new Counter({
+    requests: new TalliedCounter({
       name: 'petstore_http_requests_total',
       help: 'Answers, by operation (its operationId, or the route outside the APIs; "none" for no route), method and status.',
       labelNames: ['operation', 'method', 'status'] as const,
@@ -85,7 +86,7 @@ export function createMetrics(): Metrics {
       buckets: REQUEST_BUCKETS,
       registers,
     }),
-    rateLimitDecisions: new Counter({
+    rateLimitDecisions: new TalliedCounter({
       name: 'petstore_ratelimit_decisions_total',
       help: 'Rate-limit decisions: allowed, limited or banned for keys and admin tokens; anonymous for the rest.',
       labelNames: ['outcome'] as const,
