@@ -7,16 +7,62 @@ import type { Logger } from '../log/index.js';
 /** What the access log writes its lines to: the logger's own destination. */
 type Destination = { write(line: string): unknown };
 
+const json = JSON.stringify;
+
+/** A duration in ms to the microsecond, as JSON: integers format far faster than a fraction does. */
+function milliseconds(elapsed: number): string {
+  const micros = Math.round(elapsed * 1000);
+  const fraction = micros % 1000;
+  const padding = fraction < 10 ? '00' : fraction < 100 ? '0' : '';
+  return `${(micros - fraction) / 1000}.${padding}${fraction}`;
+}
+
+/**
+ * The parts of a line that repeat from request to request, serialized once each: the method and route
+ * template, and the key id. Keys are few, but to stay bounded over months the map starts afresh past
+ * {@link MAX_KEPT} of them.
+ */
+const MAX_KEPT = 10_000;
+function fragments() {
+  const routes = new Map<string | null, Map<string, string>>();
+  const keys = new Map<string | null, string>();
+  return {
+    route(method: string, route: string | null): string {
+      let byMethod = routes.get(route);
+      if (byMethod === undefined) {
+        byMethod = new Map();
+        routes.set(route, byMethod);
+      }
+      let fragment = byMethod.get(method);
+      if (fragment === undefined) {
+        fragment = `"method":${json(method)},"route":${json(route)}`;
+        byMethod.set(method, fragment);
+      }
+      return fragment;
+    },
+    key(id: string | null): string {
+      let fragment = keys.get(id);
+      if (fragment === undefined) {
+        if (keys.size >= MAX_KEPT) keys.clear();
+        fragment = `"keyId":${json(id)}`;
+        keys.set(id, fragment);
+      }
+      return fragment;
+    },
+  };
+}
+
 /**
  * One JSON line per answer (README, "Access log"): request id (`reqId`, as Fastify's own lines name it),
  * method, route template (never the raw path, which can hold ids and query values), status, duration, body
  * bytes, the key or admin token id (never the key), the client address and, when tracing is on, the trace
  * id. Written at the logger's `info` level, with its bindings, to its destination, which is asynchronous.
  *
- * The line is serialized here with one `JSON.stringify`, in the shape pino gives its own lines, and not by
- * `logger.info`: every field is built here from values that hold no secret, so it needs none of pino's
- * redaction or serializers, and pino's field-by-field serializer was most of the line's cost on the list
- * (about 0.8 us of a request's 20 us in a CPU profile of `GET /v1/categories`).
+ * The line is put together here, in the shape pino gives its own lines, and not by `logger.info`: every
+ * field is built from values that hold no secret, so it needs none of pino's redaction or serializers, and
+ * pino's field-by-field serializer was most of the line's cost. Every string in it goes through
+ * `JSON.stringify`; the parts that repeat are serialized once. A line costs about 0.5 us, against 1.4 us
+ * through `logger.info`, with the list's whole request at about 19 us (CPU profiles of `GET /v1/categories`).
  */
 export function registerAccessLog(
   app: FastifyInstance,
@@ -25,26 +71,20 @@ export function registerAccessLog(
   const { logger, traceId } = deps;
   const internals = logger as unknown as Record<symbol, unknown>;
   const destination = internals[pino.symbols.streamSym] as Destination;
-  const level = logger.levels.values.info;
-  // The logger's bindings as pino writes them (`,"pid":…`, a comma before each), then the line's own name.
+  // The level, then the logger's bindings as pino writes them (`,"pid":…`, a comma before each).
+  const level = `{"level":${logger.levels.values.info},"time":`;
   const bindings = `${internals[pino.symbols.chindingsSym] as string},"log":"access"`;
+  const repeated = fragments();
   onAnswer(app, (request, reply, bytes) => {
     if (!logger.isLevelEnabled('info')) return;
-    const fields = {
-      reqId: request.id,
-      method: request.method,
-      route: routeTemplate(request) ?? null,
-      status: reply.statusCode,
-      durationMs: Math.round((performance.now() - request.receivedAt) * 1000) / 1000,
-      bytes: request.method === 'HEAD' ? 0 : bytes,
-      keyId: request.apiKey?.id ?? request.expiredKey?.id ?? request.adminToken?.id ?? null,
-      client: request.ip,
-      // Left out of the line when tracing is off: JSON.stringify skips an undefined value.
-      traceId: traceId?.(request),
-      msg: 'request',
-    };
+    const route = repeated.route(request.method, routeTemplate(request) ?? null);
+    const key = repeated.key(request.apiKey?.id ?? request.expiredKey?.id ?? request.adminToken?.id ?? null);
+    const trace = traceId?.(request);
     destination.write(
-      `{"level":${level},"time":${Date.now()}${bindings},${JSON.stringify(fields).slice(1)}\n`,
+      `${level}${Date.now()}${bindings},"reqId":${json(request.id)},${route},"status":${reply.statusCode},` +
+        `"durationMs":${milliseconds(performance.now() - request.receivedAt)},` +
+        `"bytes":${request.method === 'HEAD' ? 0 : bytes},${key},"client":${json(request.ip)},` +
+        `${trace === undefined ? '' : `"traceId":${json(trace)},`}"msg":"request"}\n`,
     );
   });
 }

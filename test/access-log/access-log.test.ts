@@ -105,6 +105,7 @@ describe('access log', () => {
     assert.equal(line.level, 30, 'info');
     assert.equal(line.pid, own.pid);
     assert.ok(Math.abs(Date.now() - (line.time as number)) < 5_000, 'epoch milliseconds');
+    assert.match(raw, /"durationMs":\d+\.\d{3},/, 'to the microsecond');
   });
 
   test('a LOG_LEVEL above info writes none', async (t) => {
