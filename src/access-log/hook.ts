@@ -17,36 +17,20 @@ function milliseconds(elapsed: number): string {
   return `${(micros - fraction) / 1000}.${padding}${fraction}`;
 }
 
-/** The most key ids whose parts are kept: past it, they start afresh, so that months of new keys stay bounded. */
+/** The most values of one kind whose parts are kept: past it they start afresh, so months of keys stay bounded. */
 const MAX_KEPT = 10_000;
 
-/** The parts of a line that repeat from request to request, serialized once each: method and route, key id. */
-function fragments() {
-  const routes = new Map<string | null, Map<string, string>>();
-  const keys = new Map<string | null, string>();
-  return {
-    route(method: string, route: string | null): string {
-      let byMethod = routes.get(route);
-      if (byMethod === undefined) {
-        byMethod = new Map();
-        routes.set(route, byMethod);
-      }
-      let fragment = byMethod.get(method);
-      if (fragment === undefined) {
-        fragment = `"method":${json(method)},"route":${json(route)}`;
-        byMethod.set(method, fragment);
-      }
-      return fragment;
-    },
-    key(id: string | null): string {
-      let fragment = keys.get(id);
-      if (fragment === undefined) {
-        if (keys.size >= MAX_KEPT) keys.clear();
-        fragment = `"keyId":${json(id)}`;
-        keys.set(id, fragment);
-      }
-      return fragment;
-    },
+/** A part of a line that repeats from request to request, serialized on its value's first use only. */
+function repeatedPart<V>(serialize: (value: V) => string): (value: V) => string {
+  const kept = new Map<V, string>();
+  return (value) => {
+    let part = kept.get(value);
+    if (part === undefined) {
+      if (kept.size >= MAX_KEPT) kept.clear();
+      part = serialize(value);
+      kept.set(value, part);
+    }
+    return part;
   };
 }
 
@@ -68,21 +52,24 @@ export function registerAccessLog(
   deps: { logger: Logger; traceId?: ((request: FastifyRequest) => string | undefined) | undefined },
 ): void {
   const { logger, traceId } = deps;
+  // The logger's level is set once, at start: below info, the access log is not wired at all.
+  if (!logger.isLevelEnabled('info')) return;
   const internals = logger as unknown as Record<symbol, unknown>;
   const destination = internals[pino.symbols.streamSym] as Destination;
   // The level, then the logger's bindings as pino writes them (`,"pid":…`, a comma before each).
   const opening = `{"level":${logger.levels.values.info},"time":`;
   const bindings = `${internals[pino.symbols.chindingsSym] as string},"log":"access"`;
-  const repeated = fragments();
+  const methodPart = repeatedPart((method: string) => `"method":${json(method)}`);
+  const routePart = repeatedPart((route: string | null) => `"route":${json(route)}`);
+  const keyPart = repeatedPart((id: string | null) => `"keyId":${json(id)}`);
   onAnswer(app, (request, reply, bytes) => {
-    if (!logger.isLevelEnabled('info')) return;
-    const route = repeated.route(request.method, routeTemplate(request) ?? null);
-    const key = repeated.key(request.apiKey?.id ?? request.expiredKey?.id ?? request.adminToken?.id ?? null);
+    const key = request.apiKey?.id ?? request.expiredKey?.id ?? request.adminToken?.id ?? null;
     const trace = traceId?.(request);
     destination.write(
-      `${opening}${Date.now()}${bindings},"reqId":${json(request.id)},${route},"status":${reply.statusCode},` +
+      `${opening}${Date.now()}${bindings},"reqId":${json(request.id)},${methodPart(request.method)},` +
+        `${routePart(routeTemplate(request) ?? null)},"status":${reply.statusCode},` +
         `"durationMs":${milliseconds(performance.now() - request.receivedAt)},` +
-        `"bytes":${request.method === 'HEAD' ? 0 : bytes},${key},"client":${json(request.ip)},` +
+        `"bytes":${request.method === 'HEAD' ? 0 : bytes},${keyPart(key)},"client":${json(request.ip)},` +
         `${trace === undefined ? '' : `"traceId":${json(trace)},`}"msg":"request"}\n`,
     );
   });

@@ -18,12 +18,12 @@ export class Tally<L extends string> {
  * two counters every request passes (a CPU profile of `GET /v1/categories`).
  */
 export class TalliedCounter<L extends string> {
-  readonly counter: Counter<L>;
   readonly #tallies: Tally<L>[] = [];
 
+  /** Registers the counter in the registers `configuration` names; it is read only through them. */
   constructor(configuration: Omit<CounterConfiguration<L>, 'collect'>) {
     const tallies = this.#tallies;
-    this.counter = new Counter<L>({
+    new Counter<L>({
       ...configuration,
       collect() {
         for (const tally of tallies) {
