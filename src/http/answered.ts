@@ -1,7 +1,16 @@
+import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-/** Told of each answer of a scope, with its status and the bytes of its body, as it is sent. */
-export type AnswerListener = (request: FastifyRequest, reply: FastifyReply, bytes: number) => void;
+/**
+ * Told of each answer of a scope as it is sent: its status (on `reply`), the bytes of its body, and the
+ * milliseconds since the request arrived, read once for all the listeners of a prepared answer.
+ */
+export type AnswerListener = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bytes: number,
+  elapsedMs: number,
+) => void;
 
 /** The listeners of a scope and of the scopes around it, outermost first: read through the prototype chain. */
 const LISTENERS = Symbol('answerListeners');
@@ -27,7 +36,7 @@ export function onAnswer(app: FastifyInstance, listener: AnswerListener): void {
   // An own property of this scope's instance: its parent's list stays as it was.
   scope[LISTENERS] = [...(scope[LISTENERS] ?? []), listener];
   app.addHook('onSend', (request, reply, payload, done) => {
-    listener(request, reply, sizeOf(payload, reply));
+    listener(request, reply, sizeOf(payload, reply), performance.now() - request.receivedAt);
     done(null, payload);
   });
 }
@@ -35,5 +44,7 @@ export function onAnswer(app: FastifyInstance, listener: AnswerListener): void {
 /** Tells the listeners of the request's scope of an answer written past the `onSend` hooks. */
 export function tellPrepared(request: FastifyRequest, reply: FastifyReply, bytes: number): void {
   const listeners = (request.server as WithListeners)[LISTENERS];
-  if (listeners !== undefined) for (const listener of listeners) listener(request, reply, bytes);
+  if (listeners === undefined) return;
+  const elapsedMs = performance.now() - request.receivedAt;
+  for (const listener of listeners) listener(request, reply, bytes, elapsedMs);
 }

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import type { Histogram, LabelValues } from 'prom-client';
 import { onAnswer, type RouteConfig, routeTemplate } from '../http/index.js';
@@ -43,13 +42,13 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): 
     }
     return tally;
   };
-  onAnswer(app, (request, reply) => {
+  onAnswer(app, (request, reply, _bytes, elapsedMs) => {
     const operation =
       (request.routeOptions.config as RouteConfig | undefined)?.operationId ??
       routeTemplate(request) ??
       'none';
     const counted = operationMetrics(operation);
     answerTally(operation, counted, request.method, reply.statusCode).add();
-    counted.timer.observe((performance.now() - request.receivedAt) / 1000);
+    counted.timer.observe(elapsedMs / 1000);
   });
 }
