@@ -3,6 +3,9 @@ import { pino } from 'pino';
 
 type SonicBoom = ReturnType<typeof pino.destination>;
 
+/** Puts a line's bytes into `buffer` from `at`, and returns where they end. */
+export type LineEncoder = (buffer: Buffer, at: number) => number;
+
 /** The longest a line waits before it is handed to sonic-boom, which writes it at once. */
 const HOLD_MS = 25;
 /**
@@ -44,17 +47,26 @@ export class BatchedDestination {
   }
 
   write(line: string): boolean {
-    if (line.length * MAX_BYTES_PER_CHAR > BATCH_BYTES - this.#used) {
+    this.writeEncoded(line.length * MAX_BYTES_PER_CHAR, (batch, at) => at + batch.write(line, at));
+    return true;
+  }
+
+  /**
+   * Writes a line that `encode` puts straight into the batch, in at most `maxBytes`: a writer that encodes
+   * its own lines (the access log) makes no string of them.
+   */
+  writeEncoded(maxBytes: number, encode: LineEncoder): void {
+    if (maxBytes > BATCH_BYTES - this.#used) {
       this.#handOver();
       // A line longer than a batch goes on its own.
-      if (line.length * MAX_BYTES_PER_CHAR > BATCH_BYTES) {
-        this.#send(Buffer.from(line));
-        return true;
+      if (maxBytes > BATCH_BYTES) {
+        const own = Buffer.allocUnsafe(maxBytes);
+        this.#send(own.subarray(0, encode(own, 0)));
+        return;
       }
     }
-    this.#used += this.#batch.write(line, this.#used);
+    this.#used = encode(this.#batch, this.#used);
     this.#timer ??= setTimeout(this.#handOver, HOLD_MS).unref();
-    return true;
   }
 
   /** pino's `logger.flush(callback)`: calls back once every line logged so far is written. */

@@ -1,7 +1,8 @@
 import { type Logger, pino } from 'pino';
-import { BatchedDestination } from './batched-destination.js';
+import { BatchedDestination, type LineEncoder } from './batched-destination.js';
 
 export type { Logger } from 'pino';
+export type { LineEncoder } from './batched-destination.js';
 
 /**
  * Paths pino removes before a line is written: credentials never reach a log, whatever logs them.
@@ -26,4 +27,30 @@ export function createLogger(options: { level: string; destination?: NodeJS.Writ
     { level: options.level, redact: { paths: REDACT, censor: '[redacted]' }, base: { pid: process.pid } },
     options.destination ?? new BatchedDestination(1),
   );
+}
+
+/**
+ * How a writer that encodes its own lines (the access log) writes them among the logger's: `write(maxBytes,
+ * encode)` has `encode` put a line of at most `maxBytes` into the logger's destination. `opening` and
+ * `bindings` are the parts that make it look like the logger's own line at `level`: `{"level":30,"time":`
+ * before the time, then the logger's bindings (`,"pid":…`).
+ */
+export function ownLines(
+  logger: Logger,
+  level: pino.Level,
+): { write: (maxBytes: number, encode: LineEncoder) => void; opening: string; bindings: string } {
+  const internals = logger as unknown as Record<symbol, unknown>;
+  const destination = internals[pino.symbols.streamSym];
+  const opening = `{"level":${logger.levels.values[level]},"time":`;
+  const bindings = internals[pino.symbols.chindingsSym] as string;
+  if (destination instanceof BatchedDestination) {
+    return { write: (maxBytes, encode) => destination.writeEncoded(maxBytes, encode), opening, bindings };
+  }
+  // Any other destination (a test's capture) is given each line as a string.
+  let scratch = Buffer.alloc(0);
+  const write = (maxBytes: number, encode: LineEncoder) => {
+    if (scratch.length < maxBytes) scratch = Buffer.allocUnsafe(maxBytes);
+    (destination as NodeJS.WritableStream).write(scratch.toString('utf8', 0, encode(scratch, 0)));
+  };
+  return { write, opening, bindings };
 }

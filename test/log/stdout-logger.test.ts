@@ -73,6 +73,29 @@ for (let i = 0; i < 600; i++) logger.info({ n: i, text: texts[i % texts.length] 
     });
   });
 
+  test('lines a writer encodes itself arrive whole, in order among the logger’s, in its shape', async () => {
+    // 3,000 lines of about 200 bytes fill a batch (256 KiB) twice over; one in 500 is longer than a batch.
+    const { lines, code } = await runLogging(`
+import { ownLines } from ${JSON.stringify(LOG_MODULE)};
+const { write, opening, bindings } = ownLines(logger, 'info');
+for (let i = 0; i < 3000; i++) {
+  if (i % 2 === 0) { logger.info({ n: i }, 'line'); continue; }
+  const text = i % 500 === 1 ? 'x'.repeat(300_000) : 'y'.repeat(150);
+  const line = Buffer.from(opening + Date.now() + bindings + ',"n":' + i + ',"text":"' + text + '","msg":"own"}\\n');
+  write(line.length, (buffer, at) => at + line.copy(buffer, at));
+  if (i % 700 === 0) await new Promise((resolve) => setImmediate(resolve));
+}`);
+    assert.equal(code, 0);
+    assert.deepEqual(numbered(lines), upTo(3000));
+    const own = lines.filter((line) => line.msg === 'own') as Record<string, unknown>[];
+    assert.equal(own.length, 1500);
+    for (const line of own) {
+      assert.deepEqual(Object.keys(line).slice(0, 3), ['level', 'time', 'pid']);
+      assert.equal(line.level, 30);
+      assert.equal((line.text as string).length, (line.n as number) % 500 === 1 ? 300_000 : 150);
+    }
+  });
+
   test('a crash loses none of the lines logged in its own turn, nor those of the turn before', async () => {
     // Small enough for the pipe to take at once: a write still in flight at exit would be the kernel's.
     const { lines, code } = await runLogging(`
