@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { spawnServer } from '../support/process.js';
+import { RawConnection } from '../support/raw-http.js';
+import { startTestServer, type TestServer, tempDir } from '../support/server.js';
 
 interface AccessLine {
   log: string;
@@ -107,6 +110,24 @@ describe('access log', () => {
     assert.match(raw, /"durationMs":\d+\.\d{3},/, 'to the microsecond');
   });
 
+  test('a client that leaves halfway through its body still gets one valid line', async () => {
+    // Node forgets the address of a closed socket: the answer to the cut-off body comes after it.
+    const before = accessLines(server).length;
+    const connection = await RawConnection.open(server.url);
+    await connection.write(
+      `POST /v1/categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":',
+    );
+    connection.socket.destroy();
+    await connection.closed;
+    await sleep(200);
+    const lines = accessLines(server).slice(before);
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0]?.method, 'POST');
+    assert.equal(lines[0]?.route, '/v1/categories');
+    assert.ok(lines[0]?.client === null || lines[0]?.client === '127.0.0.1', `client ${lines[0]?.client}`);
+  });
+
   for (const [setting, env] of [
     ['a LOG_LEVEL above info', { LOG_LEVEL: 'warn' }],
     ['ACCESS_LOG=off', { ACCESS_LOG: 'off' }],
@@ -119,4 +140,62 @@ describe('access log', () => {
       assert.deepEqual(accessLines(quiet), []);
     });
   }
+
+  test('the service as users run it writes its lines to stdout, for every kind of answer', async (t) => {
+    // The test server above captures its lines in this process; `petstore serve` encodes them into the
+    // batches of its stdout (src/log), and they must come out whole, among its other lines.
+    const { dir, remove } = tempDir('petstore-access-log-');
+    t.after(remove);
+    const served = await spawnServer(
+      { DATABASE_URL: `sqlite:${path.join(dir, 'petstore.db')}` },
+      { withKey: true },
+    );
+    t.after(() => served.child.kill('SIGKILL'));
+    const authorization = served.authorization.replace(/^Authorization: |\r\n$/g, '');
+    const calls = [
+      { method: 'GET', path: '/v1/categories', route: '/v1/categories', status: 200 },
+      { method: 'HEAD', path: '/v1/categories', route: '/v1/categories', status: 200 },
+      { method: 'GET', path: '/v1/pets/999999', route: '/v1/pets/{petId}', status: 404 },
+      { method: 'GET', path: '/v1/categories', route: '/v1/categories', status: 401, wrongKey: true },
+    ];
+    const sent = [];
+    for (const call of calls) {
+      const response = await fetch(`${served.url}${call.path}`, {
+        method: call.method,
+        headers: { authorization: call.wrongKey ? 'Bearer wrong' : authorization },
+      });
+      sent.push({
+        ...call,
+        id: response.headers.get('x-request-id'),
+        bytes: (await response.arrayBuffer()).byteLength,
+      });
+    }
+    served.child.kill('SIGTERM');
+    assert.equal((await served.exited).code, 0);
+    const lines = served.output.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    for (const call of sent) {
+      const mine = lines.filter((line) => line.log === 'access' && line.reqId === call.id);
+      assert.equal(mine.length, 1, `one line for ${call.method} ${call.path}`);
+      assert.deepEqual(
+        { ...mine[0], time: 0, durationMs: 0 },
+        {
+          level: 30,
+          time: 0,
+          pid: served.child.pid,
+          log: 'access',
+          reqId: call.id,
+          method: call.method,
+          route: call.route,
+          status: call.status,
+          durationMs: 0,
+          bytes: call.bytes,
+          keyId: call.wrongKey ? null : mine[0].keyId,
+          client: '127.0.0.1',
+          msg: 'request',
+        },
+      );
+      assert.equal(typeof mine[0].durationMs, 'number');
+      if (!call.wrongKey) assert.match(mine[0].keyId, /^key_\w+$/);
+    }
+  });
 });
