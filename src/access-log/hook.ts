@@ -16,17 +16,17 @@ const bytesOf = (text: string) => Buffer.from(text);
 /** The most values of one kind whose parts are kept: past it they start afresh, so months of keys and clients stay bounded. */
 const MAX_KEPT = 10_000;
 
-/** A part of a line that repeats from request to request, encoded on its value's first use only. */
-function repeatedPart<V>(encode: (value: V) => string): (value: V) => Buffer {
-  const kept = new Map<V, Buffer>();
+/** `make`, kept for each value it was asked for; past {@link MAX_KEPT} values it starts afresh. */
+function kept<V, R>(make: (value: V) => R): (value: V) => R {
+  const made = new Map<V, R>();
   return (value) => {
-    let part = kept.get(value);
-    if (part === undefined) {
-      if (kept.size >= MAX_KEPT) kept.clear();
-      part = bytesOf(encode(value));
-      kept.set(value, part);
+    let result = made.get(value);
+    if (result === undefined) {
+      if (made.size >= MAX_KEPT) made.clear();
+      result = make(value);
+      made.set(value, result);
     }
-    return part;
+    return result;
   };
 }
 
@@ -68,30 +68,21 @@ export function registerAccessLog(
     }
     return start;
   };
-  // By route, then method, then status: all three are few.
-  const answerParts = new Map<string | null, Map<string, (status: number) => Buffer>>();
-  const answerPart = (route: string | null, method: string, status: number) => {
-    let byMethod = answerParts.get(route);
-    if (byMethod === undefined) {
-      byMethod = new Map();
-      answerParts.set(route, byMethod);
-    }
-    let byStatus = byMethod.get(method);
-    if (byStatus === undefined) {
-      byStatus = repeatedPart(
-        (code: number) => `,"method":${json(method)},"route":${json(route)},"status":${code},"durationMs":`,
-      );
-      byMethod.set(method, byStatus);
-    }
-    return byStatus(status);
-  };
-  const keyPart = repeatedPart((id: string | null) => `,"keyId":${json(id)},"client":`);
-  const clientPart = repeatedPart((address: string | null) => json(address));
+  // The parts of a line that repeat from request to request, encoded on their values' first use only.
+  const answerParts = kept((route: string | null) =>
+    kept((method: string) =>
+      kept((status: number) =>
+        bytesOf(`,"method":${json(method)},"route":${json(route)},"status":${status},"durationMs":`),
+      ),
+    ),
+  );
+  const keyPart = kept((id: string | null) => bytesOf(`,"keyId":${json(id)},"client":`));
+  const clientPart = kept((address: string | null) => bytesOf(json(address)));
 
   onAnswer(app, (request, reply, bytes, elapsedMs) => {
     const id = request.id;
     const head = startPart(Date.now());
-    const answer = answerPart(routeTemplate(request) ?? null, request.method, reply.statusCode);
+    const answer = answerParts(routeTemplate(request) ?? null)(request.method)(reply.statusCode);
     const key = keyPart(request.apiKey?.id ?? request.expiredKey?.id ?? request.adminToken?.id ?? null);
     // No address once the client has gone (Node forgets a closed socket's peer), though the types say string.
     const client = clientPart((request.ip as string | undefined) ?? null);

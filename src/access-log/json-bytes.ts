@@ -9,7 +9,7 @@ const ZERO = 0x30;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const DOT = 0x2e;
-/** The largest integer {@link writeNumber} writes by digits: above it, JavaScript divides as floats do. */
+/** The largest integer {@link writeNumber} writes by digits: the digits are cut off with `| 0`, which is 32-bit. */
 const LARGEST_SMALL_INTEGER = 0x7fffffff;
 /** The most bytes a number takes in JSON (`-1.2345678901234567e-100`). */
 export const MAX_NUMBER_BYTES = 24;

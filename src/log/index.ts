@@ -2,7 +2,6 @@ import { type Logger, pino } from 'pino';
 import { BatchedDestination, type LineEncoder } from './batched-destination.js';
 
 export type { Logger } from 'pino';
-export type { LineEncoder } from './batched-destination.js';
 
 /**
  * Paths pino removes before a line is written: credentials never reach a log, whatever logs them.
