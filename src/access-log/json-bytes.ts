@@ -11,8 +11,13 @@ const BACKSLASH = 0x5c;
 const DOT = 0x2e;
 /** The largest integer {@link writeNumber} writes by digits: the digits are cut off with `| 0`, which is 32-bit. */
 const LARGEST_SMALL_INTEGER = 0x7fffffff;
-/** The most bytes a number takes in JSON (`-1.2345678901234567e-100`). */
-export const MAX_NUMBER_BYTES = 24;
+/**
+ * The most bytes a number takes in JSON: a sign, `0.`, five zeros and 17 significant digits
+ * (`-0.0000011301320260118402`). JavaScript writes numbers from 1e-7 to 1e21 in positional notation, so the
+ * longest are just above 1e-6 (ECMA-262 Number::toString: up to five zeros after the point); an exponent
+ * form is at most 24 (`-1.2345678901234567e-100`).
+ */
+export const MAX_NUMBER_BYTES = 25;
 
 /** The most bytes `value` can take as a JSON string: quotes, and six bytes a character (`\u001f`). */
 export function maxStringBytes(value: string): number {

@@ -46,6 +46,9 @@ describe('JSON written as bytes', () => {
       fc.integer({ min: 0, max: 0x7fffffff }),
       fc.constantFrom(0, 9, 10, 99, 100, 0x7fffffff, 0x80000000, Number.MAX_SAFE_INTEGER),
       fc.double(),
+      // The longest forms: positional with five zeros after the point (25 bytes; found by this property,
+      // fast-check seed 1148686172, when the room was 24), and the longest exponent form.
+      fc.constantFrom(-0.0000011301320260118402, -0.0000012345678901234567, -1.2345678901234567e-100),
     );
     fc.assert(
       fc.property(numbers, (value) => {
@@ -54,6 +57,16 @@ describe('JSON written as bytes', () => {
           JSON.stringify(value),
         );
       }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('MAX_NUMBER_BYTES is the longest number JSON.stringify writes', () => {
+    // Every double from 1e-6 to 1e-7 with 17 significant digits is written positionally at full length.
+    assert.equal(JSON.stringify(-0.0000011301320260118402).length, MAX_NUMBER_BYTES);
+    const longest = fc.double({ min: -1e-6, max: -1e-7, noNaN: true });
+    fc.assert(
+      fc.property(longest, (value) => JSON.stringify(value).length <= MAX_NUMBER_BYTES),
       { numRuns: 2000 },
     );
   });
