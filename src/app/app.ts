@@ -1,3 +1,4 @@
+import http from 'node:http';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -221,7 +222,10 @@ function createFastify(config: Config, logger: Logger): FastifyInstance {
       headersTimeout: HTTP_TIMEOUTS.headers,
       connectionsCheckingInterval: HTTP_TIMEOUTS.checkInterval,
     },
-    routerOptions: { maxParamLength: 100 },
+    // A path parameter longer than this fails routing itself, before any hook: an answer nobody counts, limits
+    // or logs as a request. None can be longer than the request line, which Node's header limit (16 KiB)
+    // bounds, so routing never fails on length; each operation refuses what is too long for it.
+    routerOptions: { maxParamLength: http.maxHeaderSize },
     trustProxy: trustProxyOption(config.trustProxy),
   });
 }

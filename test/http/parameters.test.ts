@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_API, V1_API } from '../../src/contract/index.js';
 import { DESCRIBED_KEYWORDS } from '../../src/http/index.js';
-import { assertError } from '../support/assertions.js';
+import { assertError, eventually } from '../support/assertions.js';
 import { type ProtectedRoute, protectedRoutes } from '../support/security.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -79,5 +79,69 @@ describe('query parameters: one rule for every operation', () => {
     assertError(refused, 400, 'validation_failed');
     const after = await server.query<{ n: number }>('SELECT count(*) AS n FROM categories');
     assert.equal(after[0]?.n, before[0]?.n);
+  });
+});
+
+describe('path parameters of any length pass the hooks of every request', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  /** The lines the server logged about one request, by its id. */
+  const linesOf = (requestId: string | null) =>
+    server.logs.filter((line) => line.includes(`"reqId":"${requestId}"`));
+
+  test('a pet id of 101 digits is 401 without a key and 400 with one: counted, limited, logged once', async () => {
+    for (const digits of [101, 8_000]) {
+      const path = `/v1/pets/${'1'.repeat(digits)}`;
+      const stranger = await server.call(path, { headers: { authorization: '' } });
+      assertError(stranger, 401, 'missing_api_key');
+      assert.match(stranger.headers.get('x-ratelimit-remaining') ?? '', /^\d+$/, 'limited as a stranger');
+      const known = await server.call(path);
+      assertError(known, 400, 'validation_failed');
+      assert.equal((known.body as { message: string }).message, 'petId must be at most 9007199254740991');
+      assert.match(known.headers.get('x-ratelimit-remaining') ?? '', /^\d+$/, 'counted against the key');
+      for (const answer of [stranger, known]) {
+        const id = answer.headers.get('x-request-id');
+        // An error line would come before the access line: once that is written, both are.
+        const lines = await eventually(`the access line of ${id}`, () => {
+          const found = linesOf(id);
+          return found.some((line) => line.includes('"log":"access"')) && found;
+        });
+        assert.deepEqual(
+          lines.filter((line) => !/"level":[34]0,/.test(line)),
+          [],
+          'no warning or error line',
+        );
+        const access = lines.filter((line) => line.includes('"log":"access"'));
+        assert.equal(access.length, 1);
+        assert.match(access[0] ?? '', /"route":"\/v1\/pets\/\{petId\}"/);
+        assert.ok(
+          lines.every((line) => line.length < 1_000),
+          'no line holds the path',
+        );
+      }
+    }
+    const metrics = (await server.call('/metrics')).text;
+    assert.doesNotMatch(metrics, /status="500"/);
+  });
+
+  test('an admin key id of 101 characters is 400; a domain of 156 characters can be added, read, verified and removed', async () => {
+    const { token } = await server.createAdminToken('long parameters');
+    const admin = (method: string, path: string, json?: unknown) =>
+      server.admin(token, path, { method, ...(json === undefined ? {} : { json }) });
+    assertError(await admin('GET', `/keys/${'k'.repeat(101)}`), 400, 'validation_failed');
+    const name = `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(30)}.com`;
+    assert.equal(name.length, 156);
+    assert.equal((await admin('POST', '/domains', { name })).status, 201);
+    assert.equal((await admin('GET', `/domains/${name}`)).status, 200);
+    assert.equal((await admin('POST', `/domains/${name}/verify`)).status, 200);
+    assert.equal((await admin('DELETE', `/domains/${name}`)).status, 200);
+    assertError(await admin('GET', `/domains/${name}`), 404, 'not_found');
+    const longest = `${'a.'.repeat(126)}com`;
+    assert.equal(longest.length, 255);
+    assertError(await admin('GET', `/domains/${longest}`), 400, 'validation_failed');
   });
 });

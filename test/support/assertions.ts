@@ -45,3 +45,22 @@ export function assertRateLimitHeaders(response: JsonResponse): {
   assert.match(response.headers.get('ratelimit') ?? '', /^"(minute|day)";r=\d+;t=\d+$/);
   return { limit, remaining, reset };
 }
+
+/**
+ * Polls `check` until it returns a value other than undefined (or false), every 20 ms for at most
+ * `timeoutMs`, and returns that value; fails naming `what` after that. For outcomes that arrive on their own
+ * schedule (a batched log line, a reload), without betting on how long they take.
+ */
+export async function eventually<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 5_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
