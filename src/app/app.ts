@@ -23,7 +23,7 @@ import {
 import { registerCors } from '../cors/index.js';
 import { registerDocs } from '../docs/index.js';
 import { type Domains, registerDomains } from '../domains/index.js';
-import { type ReadinessCheck, registerHealth } from '../health/index.js';
+import { HEALTH_PATHS, type ReadinessCheck, registerHealth } from '../health/index.js';
 import {
   BODY_LIMIT,
   handleClientError,
@@ -288,8 +288,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // After the standard headers, before any route: redirects and 421s of custom domains, and the TLS ask check.
   registerDomains(app, {
     registry: deps.domains.registry,
-    host: config.host,
-    publicUrls: config.publicUrls,
+    ownHosts: deps.domains.ownHosts,
+    operatorPaths: [ADMIN_PREFIX, ...HEALTH_PATHS],
   });
   // Stored idempotent answers expire after 24 h; purging keeps the table bounded.
   const stopPurging = startPurging({ idempotency: storage.idempotency, clock, logger });

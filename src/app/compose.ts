@@ -1,7 +1,7 @@
 import { createAdminAuthenticator } from '../admin/index.js';
 import { type Clock, systemClock } from '../clock/index.js';
 import { type Config, ConfigError, readConfigFile } from '../config/index.js';
-import { type DomainsConfig, parseDomains, startDomains } from '../domains/index.js';
+import { type DomainsConfig, ownHosts, parseDomains, startDomains } from '../domains/index.js';
 import { createAuthenticator } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
 import { createMetrics, type Metrics, timed } from '../metrics/index.js';
@@ -118,6 +118,7 @@ export async function composeApp(
       watch: (notify) => storage.watchDomains(notify),
       options: config.domainChecks,
       file: { path: config.configFile, initial: initialDomains.value, read: readDomains },
+      ownHosts: ownHosts(config),
       clock,
       logger,
     });

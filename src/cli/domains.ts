@@ -10,8 +10,9 @@ import {
   DomainInputError,
   type DomainManager,
   type DomainRecord,
-  isDomainName,
+  describeDomainProblem,
   normalizeDomain,
+  ownHosts,
   type Verification,
   verifyDomain,
   verifyWithRetries,
@@ -85,10 +86,9 @@ function parseResolver(value: string): string {
 
 function domainArgument(flag: string, value: string | undefined): string {
   if (value === undefined) throw new UsageError(`domains needs ${flag}`, 'domains');
-  const domain = normalizeDomain(value);
-  if (!isDomainName(domain))
-    throw new UsageError(`${flag} must be a domain name such as docs.example.com (got ${value})`, 'domains');
-  return domain;
+  const problem = describeDomainProblem(flag, value);
+  if (problem !== undefined) throw new UsageError(problem, 'domains');
+  return normalizeDomain(value);
 }
 
 /**
@@ -226,6 +226,7 @@ export async function domainsCommand(
     const manager = createDomainManager({
       domains: storage.domains,
       checks: checkDepsOf(options, systemClock),
+      ownHosts: ownHosts(config),
       clock: systemClock,
     });
     try {

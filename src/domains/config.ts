@@ -26,21 +26,47 @@ export interface DomainsConfig {
 
 // Letters, digits and inner hyphens, 1 to 63 per label, at least two labels: a custom domain is never a TLD.
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+/**
+ * A last label that makes a name an IPv4 address to URL parsers (WHATWG URL, "ends in a number": decimal
+ * digits, or 0x and hex digits), so that `127.1` and `0x7f.1` reach 127.0.0.1. RFC 1123 section 2.1 keeps
+ * host names from looking like this: a top-level label is never all-numeric.
+ */
+const NUMERIC_LABEL = /^(\d+|0x[0-9a-f]*)$/;
 
 /** A host name in the form we compare: lower case, without the trailing dot of a fully qualified name. */
 export function normalizeDomain(name: string): string {
   return name.trim().toLowerCase().replace(/\.$/, '');
 }
 
-/** Whether `name` (normalised) is a syntactically valid domain name of at least two labels. */
+/**
+ * What keeps `name` (normalised) from being a host name of at least two labels, as words that follow the
+ * field's name ("must be …"); undefined when it is one.
+ */
+export function domainNameProblem(name: string): string | undefined {
+  if (!HOST_NAME.test(name)) {
+    return 'must be a domain name such as docs.example.com, without scheme, port or path';
+  }
+  if (NUMERIC_LABEL.test(name.slice(name.lastIndexOf('.') + 1))) {
+    return 'must be a domain name, not an IP address: the last label of a host name is never numeric (RFC 1123)';
+  }
+  return undefined;
+}
+
+/** Whether `name` (normalised) is a host name of at least two labels, and no IP address. */
 export function isDomainName(name: string): boolean {
-  return HOST_NAME.test(name);
+  return domainNameProblem(name) === undefined;
+}
+
+/** The problem of a name given as `value` in `field`, as a sentence: `<field> must be … (got "<value>")`. */
+export function describeDomainProblem(field: string, value: string): string | undefined {
+  const problem = domainNameProblem(normalizeDomain(value));
+  return problem === undefined
+    ? undefined
+    : `${field} ${problem} (got ${JSON.stringify(value.slice(0, 100))})`;
 }
 
 function domainProblem(field: string, value: string): string | undefined {
-  return isDomainName(normalizeDomain(value))
-    ? undefined
-    : `PETSTORE_CONFIG ${field} must be a domain name such as docs.example.com, without scheme, port or path (got ${JSON.stringify(value)})`;
+  return describeDomainProblem(`PETSTORE_CONFIG ${field}`, value);
 }
 
 /** Checks the values of a `domains` key whose shape `DomainsFileSchema` accepted. */

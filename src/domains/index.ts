@@ -3,6 +3,7 @@ export { type DomainChecks, startDomainChecks } from './checker.js';
 export {
   type DomainsConfig,
   type DomainsFile,
+  describeDomainProblem,
   isDomainName,
   normalizeDomain,
   parseDomains,

@@ -5,7 +5,7 @@ import type { Logger } from '../log/index.js';
 import { type CheckDeps, checkDomain } from './check.js';
 import {
   type DomainsConfig,
-  isDomainName,
+  describeDomainProblem,
   normalizeDomain,
   REDIRECT_STATUSES,
   type RedirectStatus,
@@ -75,17 +75,16 @@ const CLAIM_MS = 2 * 60_000;
 const newToken = () => randomBytes(16).toString('hex');
 
 function domainName(value: string, what: string): string {
-  const name = normalizeDomain(value);
-  if (!isDomainName(name)) {
-    const shown = JSON.stringify(value.slice(0, 100));
-    throw new DomainInputError(`${what} must be a domain name such as docs.example.com (got ${shown})`);
-  }
-  return name;
+  const problem = describeDomainProblem(what, value);
+  if (problem !== undefined) throw new DomainInputError(problem);
+  return normalizeDomain(value);
 }
 
 export function createDomainManager(deps: {
   domains: DomainRepository;
   checks: CheckDeps;
+  /** The service's own names (`ownHosts`): never a custom domain, so no domain can take them over. */
+  ownHosts: ReadonlySet<string>;
   clock: Clock;
   logger?: Logger;
   /** Called after every change this process made, so its own servers need not wait for the next poll. */
@@ -155,6 +154,11 @@ export function createDomainManager(deps: {
     get: (name) => domains.get(normalizeDomain(name)),
     async add(value, options, actor) {
       const name = domainName(value, 'The domain');
+      if (deps.ownHosts.has(name)) {
+        throw new DomainConflictError(
+          `${name} is one of this service's own names (HOST, or the host of PETSTORE_PRODUCTION_URL or PETSTORE_STAGING_URL): it is served as the service itself, never as a custom domain`,
+        );
+      }
       const redirectTo =
         options.redirectTo === undefined ? null : domainName(options.redirectTo, 'The redirect target');
       if (redirectTo === name) throw new DomainInputError(`${name} cannot redirect to itself`);

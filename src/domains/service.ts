@@ -30,6 +30,8 @@ export interface Domains {
   checks: DomainChecks;
   /** The config file's `domains`, re-read when the file changes and on SIGHUP. */
   reloader: DomainReloader;
+  /** The service's own names, which no domain takes over (`ownHosts`). */
+  ownHosts: ReadonlySet<string>;
   /** Stops the re-checks (waiting for one in progress), the following of changes and of the file. */
   close(): Promise<void>;
 }
@@ -43,6 +45,7 @@ export async function startDomains(deps: {
   watch: (notify: () => void) => Promise<void>;
   options: DomainCheckOptions;
   file: { path: string | undefined; initial: DomainsConfig | undefined; read: ReadDomains };
+  ownHosts: ReadonlySet<string>;
   clock: Clock;
   logger: Logger;
 }): Promise<Domains> {
@@ -51,6 +54,7 @@ export async function startDomains(deps: {
   const manager = createDomainManager({
     domains: repository,
     checks: checkDepsOf(deps.options, clock),
+    ownHosts: deps.ownHosts,
     clock,
     logger,
     onChange: () => {
@@ -78,6 +82,7 @@ export async function startDomains(deps: {
     registry,
     checks,
     reloader,
+    ownHosts: deps.ownHosts,
     async close() {
       reloader.close();
       registry.stop();

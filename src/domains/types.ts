@@ -18,6 +18,12 @@ export const DOMAIN_STATES = [
 ] as const;
 export type DomainState = (typeof DOMAIN_STATES)[number];
 
+/**
+ * The states in which a domain added by the CLI or the admin API is served (its redirect followed, its
+ * reference published): those whose last check found its DNS pointing here.
+ */
+export const SERVED_STATES: ReadonlySet<DomainState> = new Set(['verified', 'active', 'certificate_failed']);
+
 /** The states in which the TLS front may get a certificate for the domain. */
 export const CERTIFIABLE_STATES: ReadonlySet<DomainState> = new Set(['verified', 'active']);
 

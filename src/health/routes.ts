@@ -27,6 +27,9 @@ function pingWithin(check: ReadinessCheck): Promise<void> {
   return Promise.race([check.ping(), timeout]).finally(() => clearTimeout(timer));
 }
 
+/** The paths of the routes below, which load balancers and scrapers call by any name. */
+export const HEALTH_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
+
 /**
  * The routes outside `/v1` that tell operators and load balancers how the instance is:
  * - `GET /healthz`: the process answers (liveness);

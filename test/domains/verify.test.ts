@@ -211,7 +211,19 @@ describe('petstore domains verify, against a real DNS server', () => {
       [['domains', 'verify', '--target', TARGET], 'domains verify takes exactly one domain'],
       [
         ['domains', 'verify', 'not a domain', '--target', TARGET],
-        '<domain> must be a domain name such as docs.example.com (got not a domain)',
+        '<domain> must be a domain name such as docs.example.com, without scheme, port or path (got "not a domain")',
+      ],
+      // IP addresses in any of the forms URL parsers read as one are no domain names.
+      ...['10.0.0.1', '127.1', '0x7f.1', '1.0x7f'].map(
+        (address) =>
+          [
+            ['domains', 'add', address],
+            `<domain> must be a domain name, not an IP address: the last label of a host name is never numeric (RFC 1123) (got "${address}")`,
+          ] as const,
+      ),
+      [
+        ['domains', 'add', 'docs.good.test', '--redirect-to', '1.2.3.4'],
+        '--redirect-to must be a domain name, not an IP address: the last label of a host name is never numeric (RFC 1123) (got "1.2.3.4")',
       ],
       [
         ['domains', 'verify', 'docs.good.test', '--target', TARGET, '--resolver', 'dns.example:53'],
