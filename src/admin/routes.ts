@@ -14,9 +14,11 @@ import type { OperationHandler } from '../http/index.js';
 import {
   type ApiKeyRecord,
   type IssuedKey,
+  KeyExpiredError,
   KeyInputError,
   type KeyManager,
   KeyRevokedError,
+  KeyRotatedError,
   keyView,
 } from '../keys/index.js';
 
@@ -27,6 +29,8 @@ async function checked<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof KeyInputError) throw new ApiError('validation_failed', error.message);
     if (error instanceof KeyRevokedError) throw new ApiError('key_revoked', error.message);
+    if (error instanceof KeyRotatedError) throw new ApiError('key_rotated', error.message);
+    if (error instanceof KeyExpiredError) throw new ApiError('key_expired', error.message);
     if (error instanceof DomainInputError) throw new ApiError('validation_failed', error.message);
     if (error instanceof DomainConflictError) throw new ApiError('domain_conflict', error.message);
     throw error;

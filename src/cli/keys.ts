@@ -4,9 +4,11 @@ import {
   type ApiKeyRecord,
   createKeyManager,
   type IssuedKey,
+  KeyExpiredError,
   KeyInputError,
   type KeyManager,
   KeyRevokedError,
+  KeyRotatedError,
   keyView,
   MAX_GRACE_MS,
   PLANS,
@@ -233,7 +235,11 @@ export async function keysCommand(
     return await run(createKeyManager({ apiKeys: storage.apiKeys, env: config.env }));
   } catch (error) {
     if (error instanceof KeyInputError) throw new UsageError(error.message, 'keys');
-    if (error instanceof KeyRevokedError) {
+    if (
+      error instanceof KeyRevokedError ||
+      error instanceof KeyRotatedError ||
+      error instanceof KeyExpiredError
+    ) {
       err.write(`petstore: ${error.message}\n`);
       return 1;
     }

@@ -314,7 +314,8 @@ export const ADMIN_OPERATIONS = [
     summary: 'Change an API key',
     description:
       'Changes the name, plan, limits, scopes or expiry of a key that is not revoked. Every instance applies ' +
-      'the change within 5 seconds.',
+      'the change within 5 seconds. The plan and limits of a rotated key are those of its budget, which its ' +
+      'successor now holds: changing them there is 409 `key_rotated`, naming the successor to change instead.',
     params: 'KeyParams',
     requestBody: 'ApiKeyChange',
     success: { status: 200, description: 'The key as it is now.', schema: 'ApiKey' },
@@ -329,7 +330,10 @@ export const ADMIN_OPERATIONS = [
     description:
       'Makes a new key with the same plan, limits and scopes, and shows it once. The old key keeps working ' +
       'for `gracePeriodSeconds`, then answers 401 `api_key_expired`. The two share one rate-limit budget and ' +
-      'one ban: rotating never resets a quota or lifts a ban. The body may be left out.',
+      "one ban: rotating never resets a quota or lifts a ban. The new key keeps the old one's expiry. A key is " +
+      'rotated once: rotating it again (on any instance, even at the same moment) is 409 `key_rotated`, ' +
+      'naming its successor; an expired key is 409 `key_expired`, a revoked one 409 `key_revoked`. The body ' +
+      'may be left out.',
     params: 'KeyParams',
     requestBody: 'Rotation',
     optionalBody: true,

@@ -8,6 +8,8 @@ export type ErrorCode =
   | 'api_key_expired'
   | 'insufficient_scope'
   | 'key_revoked'
+  | 'key_rotated'
+  | 'key_expired'
   | 'domain_conflict'
   | 'validation_failed'
   | 'malformed_json'
@@ -42,6 +44,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   idempotency_key_in_use: 409,
   pet_not_available: 409,
   key_revoked: 409,
+  key_rotated: 409,
+  key_expired: 409,
   domain_conflict: 409,
   endpoint_sunset: 410,
   payload_too_large: 413,
@@ -68,6 +72,9 @@ export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
   api_key_expired: 'The API key is past its expiry (or the grace period of its rotation): use its successor.',
   insufficient_scope: 'The API key lacks the scope the operation needs; `WWW-Authenticate` names it.',
   key_revoked: 'The API key is revoked: it can no longer be changed or rotated.',
+  key_rotated:
+    'The API key was rotated: it cannot be rotated again, nor its plan or limits changed; the message names its successor.',
+  key_expired: 'The API key is past its expiry: it cannot be rotated.',
   domain_conflict:
     'The domain is already added, or it is declared in the config file and changes only there.',
   not_found: 'No resource or route exists at this path.',

@@ -16,9 +16,11 @@ export {
   type CreateKeyInput,
   createKeyManager,
   type IssuedKey,
+  KeyExpiredError,
   KeyInputError,
   type KeyManager,
   KeyRevokedError,
+  KeyRotatedError,
   MAX_GRACE_MS,
 } from './manager.js';
 export {

@@ -41,6 +41,36 @@ export class KeyRevokedError extends Error {
   }
 }
 
+/**
+ * A second rotation of a rotated key, or a change to its plan or limits: those belong to the budget it
+ * shares with its successor, which now holds them.
+ */
+export class KeyRotatedError extends Error {
+  override name = 'KeyRotatedError';
+  constructor(
+    readonly id: string,
+    readonly successor: string,
+    doing: 'rotated' | 'budget',
+  ) {
+    super(
+      doing === 'rotated'
+        ? `${id} was already rotated: its successor is ${successor}; rotate that one instead`
+        : `${id} was rotated to ${successor}, which holds the plan and limits the two share: change ${successor} instead`,
+    );
+  }
+}
+
+/** A rotation of a key past its expiry: its successor would have to expire before it began, or never. */
+export class KeyExpiredError extends Error {
+  override name = 'KeyExpiredError';
+  constructor(
+    readonly id: string,
+    expiresAt: string,
+  ) {
+    super(`${id} expired at ${expiresAt}: an expired key cannot be rotated; create a new key instead`);
+  }
+}
+
 /** A key made now, with the key itself, which is shown once and never stored. */
 export interface IssuedKey {
   record: ApiKeyRecord;
@@ -57,11 +87,12 @@ export interface KeyManager {
   createFirst(input: CreateKeyInput, actor?: Actor): Promise<IssuedKey | undefined>;
   list(): Promise<ApiKeyRecord[]>;
   get(id: string): Promise<ApiKeyRecord | undefined>;
-  /** Changes a key; undefined if no key has that id. @throws KeyRevokedError, KeyInputError */
+  /** Changes a key; undefined if no key has that id. @throws KeyRevokedError, KeyRotatedError, KeyInputError */
   update(id: string, change: ApiKeyChange, actor?: Actor): Promise<ApiKeyRecord | undefined>;
   /**
    * Issues a successor with the same plan, limits, scopes and budget; the old key works for `graceMs` more.
-   * Undefined if no key has that id. @throws KeyRevokedError, KeyInputError
+   * Undefined if no key has that id. A key is rotated once.
+   * @throws KeyRevokedError, KeyRotatedError, KeyExpiredError, KeyInputError
    */
   rotate(
     id: string,
@@ -126,6 +157,15 @@ function checkScopes(scopes: readonly Scope[] | undefined): readonly Scope[] {
     throw new KeyInputError(`unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')}`);
   if (scopes.length === 0) throw new KeyInputError('a key needs at least one scope');
   return SCOPES.filter((scope) => scopes.includes(scope));
+}
+
+/** Throws why `record` cannot be rotated at `now`: revoked, rotated already, or expired. */
+function refuseRotation(record: ApiKeyRecord, now: number): void {
+  if (record.revokedAt !== null) throw new KeyRevokedError(record.id);
+  if (record.replacedBy !== null) throw new KeyRotatedError(record.id, record.replacedBy, 'rotated');
+  if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) {
+    throw new KeyExpiredError(record.id, record.expiresAt);
+  }
 }
 
 const DATE_TIME = new RegExp(DATE_TIME_PATTERN);
@@ -227,23 +267,36 @@ export function createKeyManager(deps: {
       const plan = change.plan ?? current.plan;
       if (!PLANS.includes(plan)) throw new KeyInputError(`plan must be one of ${PLANS.join(', ')}`);
       // A plan other than enterprise drops the key's own limits; enterprise keeps them unless given anew.
-      const limits =
-        change.limits !== undefined ? change.limits : plan === 'enterprise' ? current.limits : null;
+      const limits = checkLimits(
+        plan,
+        change.limits !== undefined ? change.limits : plan === 'enterprise' ? current.limits : null,
+      );
+      const budget =
+        plan !== current.plan || JSON.stringify(limits) !== JSON.stringify(current.limits)
+          ? { plan, limits }
+          : {};
       const checked: ApiKeyChange = {
         ...(change.name !== undefined ? { name: checkName(change.name) } : {}),
-        plan,
-        limits: checkLimits(plan, limits),
+        ...budget,
         ...(change.scopes !== undefined ? { scopes: checkScopes(change.scopes) } : {}),
         ...(change.expiresAt !== undefined ? { expiresAt: checkExpiry(change.expiresAt, clock.now()) } : {}),
       };
+      if (current.replacedBy !== null && 'plan' in checked) {
+        throw new KeyRotatedError(id, current.replacedBy, 'budget');
+      }
       const changed = Object.fromEntries(
         Object.entries(checked).filter(
           ([field, value]) => JSON.stringify(value) !== JSON.stringify(current[field as keyof ApiKeyRecord]),
         ),
       );
       const updated = await apiKeys.update(id, checked, entry(actor, 'key.updated', id, changed));
-      if (updated === undefined) throw new KeyRevokedError(id);
-      return updated;
+      if (updated !== undefined) return updated;
+      // Revoked or rotated since it was read: say which.
+      const now = await apiKeys.get(id);
+      if (now?.replacedBy != null && now.revokedAt === null) {
+        throw new KeyRotatedError(id, now.replacedBy, 'budget');
+      }
+      throw new KeyRevokedError(id);
     },
     async rotate(id, graceMs, actor = CLI_ACTOR) {
       if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > MAX_GRACE_MS) {
@@ -251,18 +304,16 @@ export function createKeyManager(deps: {
       }
       const previous = await apiKeys.get(id);
       if (previous === undefined) return undefined;
-      if (previous.revokedAt !== null) throw new KeyRevokedError(id);
       const at = clock.now();
-      // The successor keeps the old key's expiry when that is still ahead.
-      const expiresAt =
-        previous.expiresAt !== null && Date.parse(previous.expiresAt) > at ? previous.expiresAt : null;
+      refuseRotation(previous, at);
+      // The successor keeps the old key's expiry, which is ahead: the check above refuses an expired key.
       const issued = mint(
         {
           plan: previous.plan,
           name: previous.name,
           ...(previous.limits !== null ? { limits: previous.limits } : {}),
           scopes: previous.scopes,
-          expiresAt,
+          expiresAt: previous.expiresAt,
         },
         previous,
       );
@@ -277,7 +328,12 @@ export function createKeyManager(deps: {
         gracePeriodSeconds: graceMs / 1000,
         oldKeyEndsAt: oldEnd,
       });
-      if (!(await apiKeys.rotate(id, issued.record, oldEnd, audit))) throw new KeyRevokedError(id);
+      // Storage checks again in the same step as the rotation: of two rotations at once, one wins, and the
+      // other is refused for what the winner did.
+      if (!(await apiKeys.rotate(id, issued.record, oldEnd, new Date(at).toISOString(), audit))) {
+        refuseRotation((await apiKeys.get(id)) ?? previous, at);
+        throw new KeyRevokedError(id);
+      }
       return { ...issued, previous: { ...previous, expiresAt: oldEnd, replacedBy: issued.record.id } };
     },
     async revoke(id, actor = CLI_ACTOR) {

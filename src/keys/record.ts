@@ -65,13 +65,23 @@ export interface ApiKeyRepository {
   /** Every key, revoked ones included, oldest first. */
   list(): Promise<ApiKeyRecord[]>;
   get(id: string): Promise<ApiKeyRecord | undefined>;
-  /** Applies a change to a key that is not revoked; undefined if no key has that id or it is revoked. */
+  /**
+   * Applies a change to a key that is not revoked, nor, when the change sets its plan or limits, rotated;
+   * undefined if no such key has that id. The check and the change are one step.
+   */
   update(id: string, change: ApiKeyChange, audit: AuditEntry): Promise<ApiKeyRecord | undefined>;
   /**
-   * Inserts `successor` and ends `id` at `expiresAt` (pointing it at the successor), in one transaction;
-   * false if `id` names no key that is not revoked.
+   * Inserts `successor` and ends `id` at `expiresAt` (pointing it at the successor), in one transaction,
+   * only if `id` is neither revoked, nor rotated, nor expired at `at`; false otherwise. Of rotations of one
+   * key at the same time, on any instance, one succeeds.
    */
-  rotate(id: string, successor: ApiKeyRecord, expiresAt: string, audit: AuditEntry): Promise<boolean>;
+  rotate(
+    id: string,
+    successor: ApiKeyRecord,
+    expiresAt: string,
+    at: string,
+    audit: AuditEntry,
+  ): Promise<boolean>;
   /** Marks a key revoked; false if no key has that id. Revoking twice keeps the first time. */
   revoke(id: string, at: string, audit: AuditEntry): Promise<boolean>;
   /** Records that the ban of a key's budget was lifted (and forgets its end); false if no key has that id. */

@@ -121,6 +121,24 @@ export function apiKeyValues(record: ApiKeyRecord): (string | number | null)[] {
 }
 
 /**
+ * The condition on a key's row for a rotation at the time bound to `at` (a placeholder): not revoked, not
+ * rotated, not expired. Expiries are ISO 8601 UTC times of one length, so text order is time order.
+ */
+export function rotatable(at: string): string {
+  return `revoked_at IS NULL AND replaced_by IS NULL AND (expires_at IS NULL OR expires_at > ${at})`;
+}
+
+/**
+ * The condition on a key's row for a change: not revoked, nor rotated when the change sets the plan or
+ * limits, which the successor of a rotated key holds for the budget the two share.
+ */
+export function changeable(change: { plan?: string; limits?: unknown }): string {
+  return change.plan !== undefined || change.limits !== undefined
+    ? 'revoked_at IS NULL AND replaced_by IS NULL'
+    : 'revoked_at IS NULL';
+}
+
+/**
  * The columns a change of a key sets, and their values; only the fields the change names. Column names
  * come from this fixed table, never from the caller.
  */

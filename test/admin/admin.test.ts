@@ -412,6 +412,66 @@ for (const backend of BACKENDS) {
       assertError(stopped, 401, 'api_key_expired');
     });
 
+    test('a key is rotated once: again, or five times at once, is 409 naming its successor; expired keys not at all', async () => {
+      const admin = await token();
+      const expiresAt = new Date(clock.now() + 10 * 86_400_000).toISOString();
+      const created = await createKey(admin, { plan: 'pro', name: 'once', expiresAt });
+      const rotate = (id: string) =>
+        server.admin(admin, `/keys/${id}/rotate`, { method: 'POST', json: { gracePeriodSeconds: 3600 } });
+      const first = await rotate(created.id);
+      assert.equal(first.status, 201, first.text);
+      const successor = first.body as ApiKeyView;
+      server.issuedKeys.push(successor.key as string);
+      assert.equal(
+        successor.expiresAt,
+        expiresAt,
+        'the successor keeps the original expiry, not the grace end',
+      );
+
+      const again = await rotate(created.id);
+      assertError(again, 409, 'key_rotated');
+      assert.match(
+        (again.body as { message: string }).message,
+        new RegExp(`its successor is ${successor.id}`),
+      );
+
+      const rivals = await Promise.all([1, 2, 3, 4, 5].map(() => rotate(successor.id)));
+      const won = rivals.filter((answer) => answer.status === 201);
+      assert.equal(won.length, 1, rivals.map((answer) => answer.status).join(' '));
+      const winner = won[0]?.body as ApiKeyView;
+      server.issuedKeys.push(winner.key as string);
+      assert.equal(winner.expiresAt, expiresAt);
+      for (const lost of rivals.filter((answer) => answer.status !== 201)) {
+        assertError(lost, 409, 'key_rotated');
+        assert.match((lost.body as { message: string }).message, new RegExp(winner.id));
+      }
+      const keys = (await server.admin(admin, '/keys')).body as ApiKeyView[];
+      assert.equal(keys.filter((key) => key.name === 'once').length, 3, 'the first key and two successors');
+
+      // The plan and limits belong to the budget the successor now holds; the name is the key's own.
+      const plan = await server.admin(admin, `/keys/${created.id}`, {
+        method: 'PATCH',
+        json: { plan: 'business' },
+      });
+      assertError(plan, 409, 'key_rotated');
+      assert.match((plan.body as { message: string }).message, new RegExp(`change ${successor.id} instead`));
+      const named = await server.admin(admin, `/keys/${created.id}`, {
+        method: 'PATCH',
+        json: { name: 'old' },
+      });
+      assert.equal(named.status, 200, named.text);
+
+      const brief = await createKey(admin, {
+        plan: 'free',
+        name: 'brief',
+        expiresAt: new Date(clock.now() + 60_000).toISOString(),
+      });
+      clock.advance(60_000);
+      const expired = await rotate(brief.id);
+      assertError(expired, 409, 'key_expired');
+      assert.match((expired.body as { message: string }).message, /an expired key cannot be rotated/);
+    });
+
     test('a rotated key shares its budget and ban: exactly L requests across old and new in one window', async () => {
       const admin = await token();
       const limit = 5;

@@ -388,40 +388,84 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
       await storage.apiKeys.insert(keyRecord('key_contract4'), audited('key.created', 'key_contract4'));
       const successor = keyRecord('key_contract5', { budgetId: 'key_contract4', digest: 'digest-successor' });
       const ends = '2026-12-02T00:00:00.000Z';
-      assert.equal(
-        await storage.apiKeys.rotate(
+      const at = '2026-12-01T00:00:00.000Z';
+      // Of rotations of one key at once, exactly one happens.
+      const rivals = [1, 2, 3, 4].map((n) =>
+        storage.apiKeys.rotate(
           'key_contract4',
-          successor,
+          keyRecord(`key_rival${n}`, { budgetId: 'key_contract4', digest: `digest-rival${n}` }),
           ends,
+          at,
           audited('key.rotated', 'key_contract4'),
         ),
-        true,
+      );
+      const results = await Promise.all([
+        storage.apiKeys.rotate('key_contract4', successor, ends, at, audited('key.rotated', 'key_contract4')),
+        ...rivals,
+      ]);
+      assert.equal(results.filter(Boolean).length, 1, `one rotation of five: ${results}`);
+      const winner = (await storage.apiKeys.get('key_contract4'))?.replacedBy ?? 'none';
+      const stored = await Promise.all(
+        ['key_contract5', 'key_rival1', 'key_rival2', 'key_rival3', 'key_rival4'].map((id) =>
+          storage.apiKeys.get(id),
+        ),
+      );
+      assert.deepEqual(
+        stored.filter((record) => record !== undefined).map((record) => record.id),
+        [winner],
+        'only the successor of the rotation that happened is stored',
       );
       const old = await storage.apiKeys.get('key_contract4');
       assert.equal(old?.expiresAt, ends);
-      assert.equal(old?.replacedBy, 'key_contract5');
-      assert.equal((await storage.apiKeys.get('key_contract5'))?.budgetId, 'key_contract4');
+      assert.equal((await storage.apiKeys.get(winner))?.budgetId, 'key_contract4');
       // A ban is the budget's: recorded on and lifted from both keys at once.
       await storage.apiKeys.recordBan('key_contract4', '2026-12-01T00:30:00.000Z');
-      assert.equal((await storage.apiKeys.get('key_contract5'))?.bannedUntil, '2026-12-01T00:30:00.000Z');
-      await storage.apiKeys.unban(
-        'key_contract5',
-        '2026-12-01T00:10:00.000Z',
-        audited('key.unbanned', 'key_contract5'),
-      );
+      assert.equal((await storage.apiKeys.get(winner))?.bannedUntil, '2026-12-01T00:30:00.000Z');
+      await storage.apiKeys.unban(winner, '2026-12-01T00:10:00.000Z', audited('key.unbanned', winner));
       assert.equal((await storage.apiKeys.get('key_contract4'))?.bannedUntil, null);
       // A revoked key is not rotated.
-      await storage.apiKeys.revoke(
-        'key_contract5',
-        '2026-12-01T00:00:00.000Z',
-        audited('key.revoked', 'key_contract5'),
-      );
+      await storage.apiKeys.revoke(winner, '2026-12-01T00:00:00.000Z', audited('key.revoked', winner));
       const another = keyRecord('key_contract6', { digest: 'digest-another' });
       assert.equal(
-        await storage.apiKeys.rotate('key_contract5', another, ends, audited('key.rotated', 'key_contract5')),
+        await storage.apiKeys.rotate(winner, another, ends, at, audited('key.rotated', winner)),
         false,
       );
       assert.equal(await storage.apiKeys.get('key_contract6'), undefined);
+    });
+
+    test('api keys: a key past its expiry is not rotated; a rotated key keeps its plan, not its name', async () => {
+      const expired = keyRecord('key_contract7', { expiresAt: '2026-12-01T00:00:00.000Z' });
+      await storage.apiKeys.insert(expired, audited('key.created', 'key_contract7'));
+      const successor = keyRecord('key_contract8', { budgetId: 'key_contract7', digest: 'digest-8' });
+      const rotate = (at: string) =>
+        storage.apiKeys.rotate(
+          'key_contract7',
+          successor,
+          '2026-12-03T00:00:00.000Z',
+          at,
+          audited('key.rotated', 'key_contract7'),
+        );
+      assert.equal(await rotate('2026-12-01T00:00:00.000Z'), false, 'expired at that very time');
+      assert.equal(await rotate('2026-11-30T23:59:59.999Z'), true, 'a millisecond before');
+      assert.equal(
+        await storage.apiKeys.update(
+          'key_contract7',
+          { plan: 'free' },
+          audited('key.updated', 'key_contract7'),
+        ),
+        undefined,
+        "the plan of a rotated key is its successor's",
+      );
+      assert.equal(
+        (
+          await storage.apiKeys.update(
+            'key_contract7',
+            { name: 'old one' },
+            audited('key.updated', 'key_contract7'),
+          )
+        )?.name,
+        'old one',
+      );
     });
 
     test('admin tokens: insert, list, revoke once, each audited; the version follows', async () => {

@@ -1,7 +1,15 @@
 import type pg from 'pg';
 import type { AuditEntry } from '../../audit/index.js';
 import type { ApiKeyRepository } from '../../keys/index.js';
-import { API_KEY_COLUMNS, type ApiKeyRow, apiKeyChanges, apiKeyValues, toApiKeyRecord } from '../rows.js';
+import {
+  API_KEY_COLUMNS,
+  type ApiKeyRow,
+  apiKeyChanges,
+  apiKeyValues,
+  changeable,
+  rotatable,
+  toApiKeyRecord,
+} from '../rows.js';
 import { type Queryable, transaction } from './transaction.js';
 
 const BUMP = 'UPDATE api_keys_version SET version = version + 1 WHERE id = 1';
@@ -58,18 +66,20 @@ export function postgresApiKeys(
     async update(id, changes, entry) {
       const set = apiKeyChanges(changes);
       const assignments = set.map(([column], index) => `${column} = $${index + 1}`).join(', ');
-      const sql = `UPDATE api_keys SET ${assignments} WHERE id = $${set.length + 1} AND revoked_at IS NULL`;
+      const sql = `UPDATE api_keys SET ${assignments} WHERE id = $${set.length + 1} AND ${changeable(changes)}`;
       const changed = await change(entry, (client) =>
         rowCount(client, sql, [...set.map(([, value]) => value), id]),
       );
       return changed ? get(pool, id) : undefined;
     },
-    rotate: (id, successor, expiresAt, entry) =>
+    rotate: (id, successor, expiresAt, at, entry) =>
       change(entry, async (client) => {
+        // A rotation that runs at the same moment on another instance holds the row until it commits; this
+        // one then reads the row as that one left it, rotated, and changes nothing.
         const ended = await rowCount(
           client,
-          'UPDATE api_keys SET expires_at = $1, replaced_by = $2 WHERE id = $3 AND revoked_at IS NULL',
-          [expiresAt, successor.id, id],
+          `UPDATE api_keys SET expires_at = $1, replaced_by = $2 WHERE id = $3 AND ${rotatable('$4')}`,
+          [expiresAt, successor.id, id, at],
         );
         if (!ended) return false;
         await client.query(

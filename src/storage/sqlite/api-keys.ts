@@ -1,6 +1,14 @@
 import type { AuditEntry } from '../../audit/index.js';
 import type { ApiKeyRepository } from '../../keys/index.js';
-import { API_KEY_COLUMNS, type ApiKeyRow, apiKeyChanges, apiKeyValues, toApiKeyRecord } from '../rows.js';
+import {
+  API_KEY_COLUMNS,
+  type ApiKeyRow,
+  apiKeyChanges,
+  apiKeyValues,
+  changeable,
+  rotatable,
+  toApiKeyRecord,
+} from '../rows.js';
 import type { Database } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -27,8 +35,9 @@ export function sqliteApiKeys(
   const revoke = db.prepare<[string, string]>(
     'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
   );
-  const endForRotation = db.prepare<[string, string, string]>(
-    'UPDATE api_keys SET expires_at = ?, replaced_by = ? WHERE id = ? AND revoked_at IS NULL',
+  const endForRotation = db.prepare<[string, string, string, string]>(
+    `UPDATE api_keys SET expires_at = ?, replaced_by = ?
+     WHERE id = ? AND ${rotatable('?')}`,
   );
   // A ban belongs to the budget, which the keys a rotation links share.
   const unban = db.prepare<[string, string]>(
@@ -66,7 +75,7 @@ export function sqliteApiKeys(
     async update(id, changes, entry) {
       const set = apiKeyChanges(changes);
       const statement = db.prepare(
-        `UPDATE api_keys SET ${set.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ? AND revoked_at IS NULL`,
+        `UPDATE api_keys SET ${set.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ? AND ${changeable(changes)}`,
       );
       const changed = await change(
         entry,
@@ -76,9 +85,9 @@ export function sqliteApiKeys(
       const row = byId.get(id);
       return row === undefined ? undefined : toApiKeyRecord(row);
     },
-    rotate: (id, successor, expiresAt, entry) =>
+    rotate: (id, successor, expiresAt, at, entry) =>
       change(entry, () => {
-        if (endForRotation.run(expiresAt, successor.id, id).changes === 0) return false;
+        if (endForRotation.run(expiresAt, successor.id, id, at).changes === 0) return false;
         insert.run(...apiKeyValues(successor));
         return true;
       }),
