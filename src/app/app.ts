@@ -194,6 +194,9 @@ const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[]
   { does: 'answers an unknown path with 404', register: (scope) => scope.setNotFoundHandler(notFound) },
 ];
 
+/** Where the OpenAPI documents of the API and of the admin API are served. */
+const DOCUMENT_PATHS = ['/openapi.json', '/admin/openapi.json'] as const;
+
 /** A hop count trusts that many proxies in front of us; Fastify takes that as a function. */
 function trustProxyOption(value: boolean | number | string[]) {
   return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value;
@@ -284,7 +287,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   deps.tracing?.register(app);
   registerRequestMetrics(app, metrics);
   if (config.accessLog) registerAccessLog(app, { logger, traceId: deps.tracing?.traceId });
-  await registerCors(app, config.corsOrigins);
+  // Browsers of other origins may read the API and its documents, nothing else.
+  await registerCors(app, { origins: config.corsOrigins, paths: [API_PREFIX, ...DOCUMENT_PATHS] });
   // After the standard headers, before any route: redirects and 421s of custom domains, and the TLS ask check.
   registerDomains(app, {
     registry: deps.domains.registry,
@@ -323,7 +327,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     {
       title: 'Pet Store API reference',
       page: '/docs',
-      spec: '/openapi.json',
+      spec: DOCUMENT_PATHS[0],
       document: json(
         buildOpenApiDocument({
           servers: config.publicUrls,
@@ -336,7 +340,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     {
       title: 'Pet Store admin API reference',
       page: '/docs/admin',
-      spec: '/admin/openapi.json',
+      spec: DOCUMENT_PATHS[1],
       document: json(buildAdminDocument({ rateLimit: config.rateLimit.admin })),
     },
   ]);

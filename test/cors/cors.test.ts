@@ -121,6 +121,49 @@ describe('CORS', () => {
     assert.equal(any.headers.get('access-control-allow-origin'), '*');
   });
 
+  test('with * only the API and its documents get CORS: never /metrics, the TLS ask, the admin API or health', async (t) => {
+    const open = await startTestServer({ CORS_ORIGINS: '*' });
+    t.after(() => open.close());
+    const { token } = await open.createAdminToken('cors');
+    const origin = { origin: 'https://anyone.example' };
+    for (const [path, headers] of [
+      ['/metrics', {}],
+      ['/internal/tls/ask?domain=docs.example.test', {}],
+      ['/healthz', {}],
+      ['/readyz', {}],
+      ['/admin/v1/keys', { authorization: `Bearer ${token}` }],
+      ['/docs', {}],
+    ] as const) {
+      for (const answer of [
+        await request(`${open.url}${path}`, { headers: { ...origin, ...headers } }),
+        await request(`${open.url}${path}`, {
+          method: 'OPTIONS',
+          headers: { ...origin, 'access-control-request-method': 'GET' },
+        }),
+      ]) {
+        assert.notEqual(answer.status, 204, path);
+        for (const [name] of answer.headers)
+          assert.ok(!name.startsWith('access-control-'), `${path}: ${name}`);
+      }
+    }
+    for (const path of ['/v1/categories', '/openapi.json', '/admin/openapi.json']) {
+      const answer = await request(`${open.url}${path}`, { headers: origin });
+      assert.equal(answer.headers.get('access-control-allow-origin'), '*', path);
+    }
+  });
+
+  test('an OPTIONS without Access-Control-Request-Method is no preflight: it is answered as any request', async () => {
+    const answer = await server.call('/v1/categories', { method: 'OPTIONS', headers: { origin: allowed } });
+    assert.equal(answer.status, 405, answer.text);
+    assert.equal(answer.headers.get('allow'), 'GET, HEAD, POST');
+    assert.equal(answer.headers.get('access-control-allow-methods'), null);
+    const stranger = await request(`${server.url}/v1/categories`, {
+      method: 'OPTIONS',
+      headers: { origin: allowed },
+    });
+    assert.equal(stranger.status, 401, 'no key: refused as any request without one');
+  });
+
   describe('in a real browser', () => {
     let browser: Browser;
     before(async () => {
