@@ -1,1 +1,7 @@
-export { type CallSpans, createTracing, type Tracing, type TracingOptions } from './tracing.js';
+export {
+  type CallSpans,
+  createTracing,
+  MAX_SPAN_PATH,
+  type Tracing,
+  type TracingOptions,
+} from './tracing.js';

@@ -60,6 +60,21 @@ function ensureContextManager(): void {
   if (!context.setGlobalContextManager(manager.enable())) manager.disable();
 }
 
+/** The longest `url.path` a span carries, in characters: a path can be as long as the request line. */
+export const MAX_SPAN_PATH = 256;
+
+/**
+ * Anything shaped like one of our keys or admin tokens, `_` percent-encoded or not: a key pasted into a path
+ * by mistake must not reach the trace store, which its readers and retention do not treat as secret.
+ */
+const CREDENTIAL = /ps(?:_|%5f)(?:live|test|admin)(?:_|%5f)[0-9a-z%]*/gi;
+
+/** The path of a request as its span shows it: no query, credentials redacted, at most MAX_SPAN_PATH characters. */
+export function spanPath(url: string): string {
+  const path = (url.split('?', 1)[0] as string).replace(CREDENTIAL, 'ps_[redacted]');
+  return path.length > MAX_SPAN_PATH ? `${path.slice(0, MAX_SPAN_PATH - 1)}…` : path;
+}
+
 /**
  * Tracing with the OpenTelemetry SDK, exported in batches over OTLP/HTTP (JSON). Not `@fastify/otel`: it
  * names every span `request`, wraps each hook in a span of its own, and ends its span in a per-route
@@ -88,7 +103,7 @@ export function createTracing(options: TracingOptions): Tracing {
             kind: SpanKind.SERVER,
             attributes: {
               'http.request.method': request.method,
-              'url.path': request.url.split('?', 1)[0] as string,
+              'url.path': spanPath(request.url),
               ...(route === undefined ? {} : { 'http.route': route }),
             },
           },

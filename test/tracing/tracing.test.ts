@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { MAX_SPAN_PATH } from '../../src/tracing/index.js';
 import { BACKENDS } from '../support/backends.js';
 import { RawConnection } from '../support/raw-http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -68,6 +69,7 @@ for (const backend of BACKENDS) {
     let key: { id: string; key: string };
     const traceId = randomBytes(16).toString('hex');
     const parentId = randomBytes(8).toString('hex');
+    const pathsTraceId = randomBytes(16).toString('hex');
     const sent = { create: '', late: '', list: '', plain: '' };
 
     before(async () => {
@@ -104,6 +106,11 @@ for (const backend of BACKENDS) {
       sent.list = list.headers.get('x-request-id') ?? '';
       const plain = await server.call('/v1/pets/1', { headers: { authorization: `Bearer ${key.key}` } });
       sent.plain = plain.headers.get('x-request-id') ?? '';
+      // A key pasted into a path by mistake, and a path as long as a request line may be.
+      const pasted = { traceparent: `00-${pathsTraceId}-${parentId}-01` };
+      await server.call(`/v1/pets/${key.key}`, { headers: pasted });
+      await server.call(`/v1/key/${key.key.replaceAll('_', '%5F')}/x`, { headers: pasted });
+      await server.call(`/v1/${'x'.repeat(8_000)}`, { headers: pasted });
       // Closing flushes the batch of spans to the receiver.
       await server.close();
     });
@@ -152,7 +159,12 @@ for (const backend of BACKENDS) {
     test('a request without traceparent starts a trace of its own', () => {
       const roots = receiver
         .spans()
-        .filter((span) => span.kind === SPAN_KIND_SERVER && span.name === 'GET /v1/pets/{petId}');
+        .filter(
+          (span) =>
+            span.kind === SPAN_KIND_SERVER &&
+            span.name === 'GET /v1/pets/{petId}' &&
+            span.traceId !== pathsTraceId,
+        );
       assert.equal(roots.length, 1);
       assert.notEqual(roots[0]?.traceId, traceId);
       assert.equal(roots[0]?.parentSpanId ?? '', '');
@@ -168,6 +180,16 @@ for (const backend of BACKENDS) {
       const plain = lines.find((line) => line.reqId === sent.plain);
       assert.match(plain?.traceId ?? '', /^[0-9a-f]{32}$/);
       assert.notEqual(plain?.traceId, traceId);
+    });
+
+    test('url.path has credentials redacted and is cut to MAX_SPAN_PATH characters', () => {
+      const paths = receiver
+        .spans()
+        .filter((span) => span.traceId === pathsTraceId && span.kind === SPAN_KIND_SERVER)
+        .map((span) => String(attribute(span, 'url.path')));
+      assert.deepEqual(paths.slice(0, 2), ['/v1/pets/ps_[redacted]', '/v1/key/ps_[redacted]/x']);
+      assert.equal(paths[2], `/v1/${'x'.repeat(MAX_SPAN_PATH - 5)}…`);
+      assert.equal(paths[2]?.length, MAX_SPAN_PATH);
     });
 
     test('no span holds the key, and the service is named as configured', () => {
