@@ -1,12 +1,6 @@
 import { type Actor, type AuditEntry, CLI_ACTOR } from '../audit/index.js';
 import { type Clock, systemClock } from '../clock/index.js';
-import {
-  adminTokenPrefix,
-  generateAdminToken,
-  KeyInputError,
-  keyDigest,
-  randomBase62,
-} from '../keys/index.js';
+import { adminTokenPrefix, checkName, generateAdminToken, keyDigest, randomBase62 } from '../keys/index.js';
 
 /** An admin token as stored: only the SHA-256 digest of the token is kept. */
 export interface AdminTokenRecord {
@@ -38,8 +32,6 @@ export interface AdminTokenManager {
   revoke(id: string, actor?: Actor): Promise<boolean>;
 }
 
-const CONTROL = /[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]/u;
-
 export function createAdminTokenManager(deps: {
   adminTokens: AdminTokenRepository;
   clock?: Clock;
@@ -49,13 +41,7 @@ export function createAdminTokenManager(deps: {
   const now = () => new Date(clock.now()).toISOString();
   return {
     async create(name = 'unnamed', actor = CLI_ACTOR) {
-      if (name.trim().length === 0 || name.length > 100)
-        throw new KeyInputError('name must be 1 to 100 characters');
-      if (!name.isWellFormed() || CONTROL.test(name)) {
-        throw new KeyInputError(
-          'name must not contain control characters (such as a newline or an escape sequence)',
-        );
-      }
+      checkName(name);
       const token = generateAdminToken();
       const record: AdminTokenRecord = {
         id: `adm_${randomBase62(12)}`,

@@ -14,6 +14,7 @@ export {
 export { bearerToken, identifyCaller, requireApiKey, requireScope } from './hook.js';
 export {
   type CreateKeyInput,
+  checkName,
   createKeyManager,
   type IssuedKey,
   KeyExpiredError,

@@ -112,19 +112,24 @@ function newKeyId(): string {
 
 /**
  * Characters a name may not hold: controls (a newline, or ESC starting a terminal escape sequence, would
- * rewrite what `keys list` shows), line and paragraph separators, and the bidirectional overrides and
- * isolates that make text display in another order than it is stored.
+ * rewrite what `keys list` shows), format characters (Unicode category Cf: the bidirectional marks,
+ * overrides and isolates that make text display in another order than it is stored, zero-width and other
+ * invisible characters, tag characters), and line and paragraph separators. Two names that look the same
+ * are then the same.
  */
-const UNPRINTABLE = /[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]/u;
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
-/** The name a key is stored under: 1 to 100 printable characters, not whitespace only. */
-function checkName(name: string): string {
+/**
+ * The name a key or an admin token is stored under: 1 to 100 printable characters, not whitespace only.
+ * @throws KeyInputError naming the rule
+ */
+export function checkName(name: string): string {
   if (name.trim().length === 0 || name.length > KEY_NAME_MAX) {
     throw new KeyInputError(`name must be 1 to ${KEY_NAME_MAX} characters, not whitespace only`);
   }
   if (!name.isWellFormed() || UNPRINTABLE.test(name)) {
     throw new KeyInputError(
-      'name must not contain control characters (such as a newline or an escape sequence)',
+      'name must not contain control or invisible characters (such as a newline, an escape sequence, a zero-width space or a bidirectional mark)',
     );
   }
   return name;

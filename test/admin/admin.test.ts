@@ -268,6 +268,31 @@ for (const backend of BACKENDS) {
       );
     });
 
+    test('a name with an invisible or bidirectional format character (Unicode Cf) is refused, created or changed', async () => {
+      const admin = await token();
+      const existing = await createKey(admin, { plan: 'free', name: 'payments' });
+      for (const character of [
+        '\u200b',
+        '\u200e',
+        '\u200f',
+        '\u061c',
+        '\u2060',
+        '\ufeff',
+        '\u00ad',
+        '\u{e0041}',
+      ]) {
+        const name = `pay${character}ments`;
+        for (const response of [
+          await server.admin(admin, '/keys', { method: 'POST', json: { plan: 'free', name } }),
+          await server.admin(admin, `/keys/${existing.id}`, { method: 'PATCH', json: { name } }),
+        ]) {
+          assertError(response, 400, 'validation_failed');
+          assert.match((response.body as { message: string }).message, /control or invisible characters/);
+        }
+      }
+      assert.equal(((await server.admin(admin, `/keys/${existing.id}`)).body as ApiKeyView).name, 'payments');
+    });
+
     test('unknown ids answer 404 on every operation that names a key', async () => {
       const admin = await token();
       const unknown = 'key_000000000000';

@@ -98,17 +98,22 @@ describe('petstore keys', () => {
     [
       'a name with a newline',
       ['create', '--plan', 'free', '--name', 'ok\nforged line'],
-      /control characters/,
+      /control or invisible characters/,
     ],
     [
       'a name with an escape sequence',
       ['create', '--plan', 'free', '--name', '\u001b[2J\u001b[31mred'],
-      /control characters/,
+      /control or invisible characters/,
     ],
     [
       'a name with a bidi override',
       ['create', '--plan', 'free', '--name', 'abc\u202edcba'],
-      /control characters/,
+      /control or invisible characters/,
+    ],
+    [
+      'a name with a zero-width space',
+      ['create', '--plan', 'free', '--name', 'pay\u200bments'],
+      /control or invisible characters/,
     ],
     [
       'an unknown scope',
@@ -162,7 +167,7 @@ describe('petstore keys', () => {
     const db = new Sqlite(path.join(dir, 'keys.db'));
     try {
       db.prepare('UPDATE api_keys SET name = ? WHERE id = ?').run(
-        'evil\n\u001b[2Jline\u0085\u202eend\u2028',
+        'evil\n\u001b[2Jline\u0085\u202eend\u2028\u200b\u{e0041}',
         created.id,
       );
     } finally {
@@ -170,16 +175,19 @@ describe('petstore keys', () => {
     }
     const human = await runCli(['keys', 'list'], env);
     const line = human.stdout.split('\n').find((entry) => entry.startsWith(created.id as string)) ?? '';
-    assert.match(line, /"evil\\u\{a\}\\u\{1b\}\[2Jline\\u\{85\}\\u\{202e\}end\\u\{2028\}"/);
-    // Nothing a terminal would act on, but the newlines that end the lines.
-    const unprintable = /(?!\n)[\p{Cc}\u2028\u202e]/u;
+    assert.match(
+      line,
+      /"evil\\u\{a\}\\u\{1b\}\[2Jline\\u\{85\}\\u\{202e\}end\\u\{2028\}\\u\{200b\}\\u\{e0041\}"/,
+    );
+    // Nothing a terminal would act on or hide, but the newlines that end the lines.
+    const unprintable = /(?!\n)[\p{Cc}\p{Cf}\u2028]/u;
     assert.doesNotMatch(human.stdout, unprintable);
     const json = await runCli(['keys', 'list', '--json'], env);
     assert.doesNotMatch(json.stdout, unprintable);
     const listed = (JSON.parse(json.stdout) as { keys: { id: string; name: string }[] }).keys;
     assert.equal(
       listed.find((key) => key.id === created.id)?.name,
-      'evil\n\u001b[2Jline\u0085\u202eend\u2028',
+      'evil\n\u001b[2Jline\u0085\u202eend\u2028\u200b\u{e0041}',
       'the JSON still says exactly what is stored',
     );
   });
