@@ -10,13 +10,38 @@ function isLoopbackAddress(address: string | undefined): boolean {
 }
 
 /**
- * Whether a request comes from this machine and not through a proxy: the socket's address (never
- * `X-Forwarded-For`) is loopback and no forwarding header is present. A proxy on this host makes every
- * client look local, so a forwarded request is never local.
+ * Headers a proxy adds to say it forwards a request, and for whom: RFC 7239's `Forwarded`, RFC 9110's `Via`,
+ * the de facto `X-Forwarded-*` family and the client-address headers of common proxies and CDNs (nginx's
+ * `X-Real-IP`, Akamai's and Cloudflare's `True-Client-IP`, `CF-Connecting-IP`, `X-Client-IP`, Fastly's
+ * `Fastly-Client-IP`, `X-Cluster-Client-IP`).
+ */
+const FORWARDING_HEADERS = new Set([
+  'forwarded',
+  'via',
+  'x-real-ip',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'x-client-ip',
+  'fastly-client-ip',
+  'x-cluster-client-ip',
+]);
+
+/** Whether a request carries a header that a proxy adds when it forwards one. */
+function isForwarded(request: FastifyRequest): boolean {
+  for (const name in request.headers) {
+    if (FORWARDING_HEADERS.has(name) || name.startsWith('x-forwarded-')) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a request comes from this machine and not through a proxy: the socket's address (never a
+ * forwarding header) is loopback, and no header a proxy adds is present (`FORWARDING_HEADERS`). A proxy on
+ * this host makes every client look local, so a forwarded request is never local, whatever `TRUST_PROXY`
+ * says; a proxy that adds none of these must be told to (README, Operations).
  */
 export function isLocalRequest(request: FastifyRequest): boolean {
-  const forwarded = request.headers['x-forwarded-for'] ?? request.headers.forwarded;
-  return forwarded === undefined && isLoopbackAddress(request.socket.remoteAddress);
+  return isLoopbackAddress(request.socket.remoteAddress) && !isForwarded(request);
 }
 
 /**

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BACKENDS } from '../support/backends.js';
 import { handshake, startCaddy, type TestCaddy } from '../support/caddy.js';
+import { FORWARDING_HEADERS } from '../support/security.js';
 import { request, startTestServer, type TestServer, tempDir } from '../support/server.js';
 
 const ASK = '/internal/tls/ask';
@@ -78,7 +79,9 @@ for (const backend of BACKENDS) {
       const answer = await ask(server, 'docs.verified.test', { 'x-forwarded-for': '203.0.113.9' });
       assert.equal(answer.status, 404);
       assert.equal((answer.body as { code: string }).code, 'not_found');
-      assert.equal((await ask(server, 'docs.verified.test', { forwarded: 'for=203.0.113.9' })).status, 404);
+      for (const [name, value] of FORWARDING_HEADERS) {
+        assert.equal((await ask(server, 'docs.verified.test', { [name]: value })).status, 404, name);
+      }
     });
 
     test('a domain removed from the config is refused at once', async () => {

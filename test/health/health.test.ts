@@ -3,6 +3,7 @@ import os from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { assertError } from '../support/assertions.js';
 import { BACKENDS } from '../support/backends.js';
+import { FORWARDING_HEADERS } from '../support/security.js';
 import { request, startTestServer, type TestServer } from '../support/server.js';
 
 for (const backend of BACKENDS) {
@@ -42,10 +43,10 @@ describe('/metrics is for this machine only', () => {
   });
 
   test('through a proxy, even one on this machine, the path does not exist', async () => {
-    const forwarded = await request(`${server.url}/metrics`, {
-      headers: { 'x-forwarded-for': '203.0.113.9' },
-    });
-    assertError(forwarded, 404, 'not_found');
+    for (const [name, value] of FORWARDING_HEADERS) {
+      const forwarded = await request(`${server.url}/metrics`, { headers: { [name]: value } });
+      assertError(forwarded, 404, 'not_found');
+    }
   });
 
   test('from another address the path does not exist', { skip: external === undefined }, async () => {

@@ -208,3 +208,21 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
     }
   });
 }
+
+/**
+ * One header of each kind a proxy adds when it forwards a request (README, "Operations": the rule of the
+ * loopback-only routes), written out here so that the rule in the code is checked against the README's.
+ */
+export const FORWARDING_HEADERS: readonly [string, string][] = [
+  ['forwarded', 'for=203.0.113.9'],
+  ['via', '1.1 proxy.example'],
+  ['x-forwarded-for', '203.0.113.9'],
+  ['x-forwarded-host', 'api.example.test'],
+  ['x-forwarded-proto', 'https'],
+  ['x-real-ip', '203.0.113.9'],
+  ['true-client-ip', '203.0.113.9'],
+  ['cf-connecting-ip', '203.0.113.9'],
+  ['x-client-ip', '203.0.113.9'],
+  ['fastly-client-ip', '203.0.113.9'],
+  ['x-cluster-client-ip', '203.0.113.9'],
+];
