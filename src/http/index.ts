@@ -1,5 +1,6 @@
 export { type AnswerListener, onAnswer } from './answered.js';
 export {
+  answerClientGone,
   handleClientError,
   handleFrameworkError,
   notFound,

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendError } from '../http/index.js';
+import { answerClientGone, sendError } from '../http/index.js';
 import { rateLimitHeaders, retryAfterSeconds } from './headers.js';
 import type { Decision } from './store.js';
 
@@ -56,7 +56,9 @@ export function registerRateLimit(
         (settled) => {
           request.rateLimit = settled;
           observe(request, settled);
-          if (apply(request, reply, settled)) done();
+          // The client may have left while the store decided: its body will never come.
+          if (request.raw.readableAborted) answerClientGone(request, reply);
+          else if (apply(request, reply, settled)) done();
         },
         (error: unknown) => done(error as Error),
       );

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { assertError } from '../support/assertions.js';
+import { assertError, eventually } from '../support/assertions.js';
 import { BACKENDS } from '../support/backends.js';
+import { RawConnection } from '../support/raw-http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** Sends raw bytes and returns everything the server answers before it closes the connection. */
@@ -180,6 +181,39 @@ for (const backend of BACKENDS) {
         body: padded,
       });
       assert.equal(atLimit.status, 201);
+    });
+
+    test('a client gone halfway through its body is a 499 at info: never a 5xx in the log, the metrics or its usage', async () => {
+      const { key } = await server.createKey({ plan: 'pro', name: 'leaves' });
+      const connection = await RawConnection.open(server.url);
+      await connection.write(
+        `POST ${CATEGORIES} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":',
+      );
+      connection.socket.destroy();
+      await connection.closed;
+      const access = await eventually('the access line of the abandoned request', () =>
+        server.logs.find((line) => line.includes('"log":"access"') && line.includes('"status":499')),
+      );
+      const { reqId } = JSON.parse(access) as { reqId: string };
+      const lines = server.logs.filter((line) => line.includes(`"reqId":"${reqId}"`));
+      assert.deepEqual(
+        lines.map((line) => (JSON.parse(line) as { level: number }).level),
+        [30, 30],
+        'one info line saying the client left, and the access line',
+      );
+      const metrics = (await server.call('/metrics')).text;
+      assert.match(
+        metrics,
+        /petstore_http_requests_total\{operation="createCategory",method="POST",status="499"\} 1/,
+      );
+      assert.doesNotMatch(metrics, /status="5\d\d"/);
+      const usage = (await server.call('/v1/key', { headers: { authorization: `Bearer ${key}` } })).body as {
+        usage: { clientErrors: number; serverErrors: number }[];
+      };
+      const today = usage.usage.at(-1);
+      assert.deepEqual([today?.clientErrors, today?.serverErrors], [1, 0]);
+      assert.deepEqual(await rowCounts(), await rowCounts(), 'nothing half-stored');
     });
 
     test('405 with Allow for other methods on a documented path; HEAD answers as GET', async () => {
