@@ -81,9 +81,14 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   }
   if (error.validation !== undefined) {
     const first = error.validation[0] as ErrorObject | undefined;
-    const message = first
-      ? describeValidationError(first, error.validationContext ?? 'body')
-      : 'The request is invalid';
+    const context = error.validationContext ?? 'body';
+    // No body at all, none sent or an empty one, whatever type it declared: the operation needs one.
+    const message =
+      first === undefined
+        ? 'The request is invalid'
+        : context === 'body' && request.body === undefined
+          ? 'Request body is required'
+          : describeValidationError(first, context);
     return sendError(request, reply, 'validation_failed', message);
   }
   const known = error.code === undefined ? undefined : FRAMEWORK_ERRORS[error.code];

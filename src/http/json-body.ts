@@ -46,7 +46,8 @@ function parseJsonBody(request: FastifyRequest, bytes: Buffer): unknown {
       `Request bodies must be UTF-8 JSON; charset ${charset} is not accepted`,
     );
   }
-  if (bytes.length === 0) throw new ApiError('validation_failed', 'Request body is required');
+  // An empty body is no body, whatever type it declares: the operation's schema says whether it needs one.
+  if (bytes.length === 0) return undefined;
   // JSON exchanged between systems is UTF-8 (RFC 8259 section 8.1). Decoding other bytes would replace them
   // with U+FFFD and store text the client never sent, so they are refused instead.
   if (!isUtf8(bytes)) throw new ApiError('malformed_json', 'Request body is not valid UTF-8');

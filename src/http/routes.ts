@@ -177,18 +177,16 @@ export function registerOperations(
       (method) => allowed.includes(method) || (method === 'HEAD' && allowed.includes('GET')),
     );
     const allow = served.join(', ');
+    const refuse = (method: string) =>
+      new ApiError('method_not_allowed', `Method ${method} is not allowed here; use ${allow}`, { allow });
     app.route({
       method: ALL_METHODS.filter((method) => !served.includes(method)),
       url,
       config: { methodNotAllowed: true } satisfies RouteConfig,
+      // Before the body is read: a method that is not allowed is refused whatever its body, or its lack.
+      preParsing: (request, _reply, _payload, done) => done(refuse(request.method)),
       handler: async (request) => {
-        throw new ApiError(
-          'method_not_allowed',
-          `Method ${request.method} is not allowed here; use ${allow}`,
-          {
-            allow,
-          },
-        );
+        throw refuse(request.method);
       },
     });
   }

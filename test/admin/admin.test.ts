@@ -293,6 +293,28 @@ for (const backend of BACKENDS) {
       assert.equal(((await server.admin(admin, `/keys/${existing.id}`)).body as ApiKeyView).name, 'payments');
     });
 
+    test('an optional body may be empty whatever type it declares: rotate, revoke, unban, verify and remove', async () => {
+      const admin = await token();
+      const json = { 'content-type': 'application/json' };
+      const created = await createKey(admin, { plan: 'free', name: 'empty bodies' });
+      const send = (method: string, path: string) =>
+        server.admin(admin, path, { method, headers: json, body: '' });
+      const rotated = await send('POST', `/keys/${created.id}/rotate`);
+      assert.equal(rotated.status, 201, rotated.text);
+      const successor = rotated.body as ApiKeyView;
+      server.issuedKeys.push(successor.key as string);
+      assert.equal((await send('POST', `/keys/${successor.id}/unban`)).status, 200);
+      assert.equal((await send('POST', `/keys/${successor.id}/revoke`)).status, 200);
+      const added = await server.admin(admin, '/domains', {
+        method: 'POST',
+        json: { name: 'empty.example.test' },
+      });
+      assert.equal(added.status, 201, added.text);
+      assert.equal((await send('POST', '/domains/empty.example.test/verify')).status, 200);
+      assert.equal((await send('DELETE', '/domains/empty.example.test')).status, 200);
+      assertError(await send('POST', '/keys'), 400, 'validation_failed');
+    });
+
     test('unknown ids answer 404 on every operation that names a key', async () => {
       const admin = await token();
       const unknown = 'key_000000000000';
