@@ -1,6 +1,6 @@
 import { type Actor, type AuditAction, type AuditEntry, CLI_ACTOR } from '../audit/index.js';
-import { type Clock, systemClock } from '../clock/index.js';
-import { DATE_TIME_PATTERN, SCOPES, type Scope } from '../contract/index.js';
+import { type Clock, parseTimestamp, systemClock } from '../clock/index.js';
+import { SCOPES, type Scope } from '../contract/index.js';
 import { displayPrefix, generateKey, keyDigest, randomBase62 } from './format.js';
 import {
   type ApiKeyChange,
@@ -173,15 +173,13 @@ function refuseRotation(record: ApiKeyRecord, now: number): void {
   }
 }
 
-const DATE_TIME = new RegExp(DATE_TIME_PATTERN);
-
 /** An expiry in the future, as an ISO 8601 UTC time; null for none. */
 function checkExpiry(expiresAt: string | null | undefined, now: number): string | null {
   if (expiresAt === undefined || expiresAt === null) return null;
-  const at = DATE_TIME.test(expiresAt) ? Date.parse(expiresAt) : Number.NaN;
-  if (Number.isNaN(at))
+  const at = parseTimestamp(expiresAt);
+  if (at === undefined)
     throw new KeyInputError(
-      `the expiry must be a date and time, such as 2027-01-31T00:00:00Z (got ${expiresAt})`,
+      `expiresAt (the expiry) must be a date and time that exists, such as 2027-01-31T00:00:00Z (got ${expiresAt.slice(0, 40)})`,
     );
   if (at <= now)
     throw new KeyInputError(

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock/index.js';
+import { type Clock, parseTimestamp } from '../clock/index.js';
 import type { NewOrder, OrderQuery } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 import { cutPage, type OperationHandlers, pageAsked } from '../http/index.js';
@@ -18,7 +18,7 @@ const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|([1-9]\d{0,15})$
 function decodeCursor(cursor: string): { createdAt: string; id: number } {
   const match = CURSOR.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
   const id = Number(match?.[2]);
-  if (match?.[1] === undefined || !Number.isSafeInteger(id) || Number.isNaN(Date.parse(match[1]))) {
+  if (match?.[1] === undefined || !Number.isSafeInteger(id) || parseTimestamp(match[1]) === undefined) {
     throw new ApiError(
       'validation_failed',
       'after must be a cursor from the Link of an earlier page of GET /v1/store/orders',

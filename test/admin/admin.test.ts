@@ -315,6 +315,24 @@ for (const backend of BACKENDS) {
       assertError(await send('POST', '/keys'), 400, 'validation_failed');
     });
 
+    test('an expiry on a day that does not exist is refused with 400 naming expiresAt, never moved', async () => {
+      const admin = await token();
+      const existing = await createKey(admin, { plan: 'free', name: 'dated' });
+      for (const expiresAt of ['2027-02-30T00:00:00Z', '2027-04-31T12:00:00Z', '2027-01-31T24:00:00Z']) {
+        for (const response of [
+          await server.admin(admin, '/keys', { method: 'POST', json: { plan: 'free', expiresAt } }),
+          await server.admin(admin, `/keys/${existing.id}`, { method: 'PATCH', json: { expiresAt } }),
+        ]) {
+          assertError(response, 400, 'validation_failed');
+          assert.match(
+            (response.body as { message: string }).message,
+            /^expiresAt .* must be a date and time that exists/,
+          );
+        }
+      }
+      assert.equal(((await server.admin(admin, `/keys/${existing.id}`)).body as ApiKeyView).expiresAt, null);
+    });
+
     test('unknown ids answer 404 on every operation that names a key', async () => {
       const admin = await token();
       const unknown = 'key_000000000000';

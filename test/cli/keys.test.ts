@@ -139,7 +139,12 @@ describe('petstore keys', () => {
     [
       'an expiry that is no date',
       ['create', '--plan', 'free', '--expires-at', 'soon'],
-      /the expiry must be a date and time/,
+      /expiresAt \(the expiry\) must be a date and time that exists/,
+    ],
+    [
+      'an expiry on a day that does not exist',
+      ['create', '--plan', 'free', '--expires-at', '2027-02-30T00:00:00Z'],
+      /expiresAt \(the expiry\) must be a date and time that exists, such as 2027-01-31T00:00:00Z \(got 2027-02-30T00:00:00Z\)/,
     ],
     [
       'a grace period over 30 days',
