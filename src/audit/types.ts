@@ -8,6 +8,7 @@ export type AuditAction =
   | 'admin_token.created'
   | 'admin_token.revoked'
   | 'domain.added'
+  | 'domain.updated'
   | 'domain.removed'
   | 'domain.reverified'
   | 'domain.state_changed';

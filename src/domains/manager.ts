@@ -192,12 +192,14 @@ export function createDomainManager(deps: {
         target: name,
         details: { primary: record.primary, redirectTo, redirectStatus: record.redirectStatus },
       };
-      if (!(await domains.add(record, entry))) {
-        const existing = await domains.get(name);
+      const conflict = await domains.add(record, entry);
+      if (conflict !== undefined) {
         throw new DomainConflictError(
-          existing?.source === 'file'
-            ? `${name} is declared in the config file (PETSTORE_CONFIG)`
-            : `${name} is already added`,
+          conflict.name !== name
+            ? `${conflict.name} is the primary domain: remove it first, or add ${name} without primary`
+            : conflict.source === 'file'
+              ? `${name} is declared in the config file (PETSTORE_CONFIG)`
+              : `${name} is already added`,
         );
       }
       changed();

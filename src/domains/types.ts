@@ -92,8 +92,12 @@ export interface DomainRepository {
   /** Every domain, by name. */
   list(): Promise<DomainRecord[]>;
   get(name: string): Promise<DomainRecord | undefined>;
-  /** Adds a domain (the only primary, if it is one); false when the name is taken. */
-  add(record: DomainRecord, entry: AuditEntry): Promise<boolean>;
+  /**
+   * Adds a domain, unless one of that name is stored, or the domain is a primary and another is: then
+   * changes nothing and resolves with that stored domain, the conflict. Resolves with undefined once added.
+   * The check and the insert are one step: of adds at once on any instances, at most one primary is stored.
+   */
+  add(record: DomainRecord, entry: AuditEntry): Promise<DomainRecord | undefined>;
   /** Removes a domain; false when there was none. */
   remove(name: string, entry: AuditEntry): Promise<boolean>;
   /** Writes the result of a check; audited only when `entry` is given (a change of state). */
@@ -106,7 +110,8 @@ export interface DomainRepository {
   /**
    * Makes the domains of the config file those given: adds the new ones as `records` have them, sets the
    * routing of those already stored (taking them over from `api` if need be), and removes file domains the
-   * file no longer names. Changes nothing when nothing differs. Audited per domain added or removed.
+   * file no longer names. The file's primary is the primary: one added through the API stops being it.
+   * Changes nothing when nothing differs. Audited per domain added, removed, or no longer primary.
    */
   syncFile(records: readonly DomainRecord[], at: string): Promise<void>;
   /** Moves with every change of a domain, so instances notice changes without rereading them all. */

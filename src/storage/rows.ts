@@ -1,5 +1,5 @@
 import type { AdminTokenRecord } from '../admin/index.js';
-import type { AuditRecord } from '../audit/index.js';
+import type { AuditEntry, AuditRecord } from '../audit/index.js';
 import type { Category, Order, OrderStatus, Pet, PetStatus, Scope } from '../contract/index.js';
 import type { DomainCheckResult, DomainRecord, DomainState } from '../domains/index.js';
 import type { ApiKeyRecord } from '../keys/index.js';
@@ -303,4 +303,15 @@ export function domainCheckValues(result: DomainCheckResult): (string | null)[] 
     result.certificate?.issuer ?? null,
     result.certificate?.expiresAt ?? null,
   ];
+}
+
+/** The audit entry of a primary domain that stops being it, because the config file names another. */
+export function primaryMoved(from: string, to: string, at: string): AuditEntry {
+  return {
+    at,
+    actor: 'config',
+    action: 'domain.updated',
+    target: from,
+    details: { primary: false, because: `the config file names ${to} as the primary domain` },
+  };
 }

@@ -130,7 +130,7 @@ for (const backend of BACKENDS) {
         certificate: null,
       };
       const entry = { at: now, actor: 'test', action: 'domain.added' as const, target: OWN, details: {} };
-      assert.ok(await server.deps.storage.domains.add(record, entry));
+      assert.equal(await server.deps.storage.domains.add(record, entry), undefined);
       await server.deps.domains.registry.refresh();
       for (const path of ['/v1/categories', '/openapi.json', '/healthz']) {
         const answer = await asHost(OWN, path, { authorization: `Bearer ${server.key}` });

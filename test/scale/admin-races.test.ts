@@ -55,4 +55,27 @@ describe('admin changes at once on two instances', () => {
     );
     assert.equal(keys.find((key) => key.id === id)?.replacedBy, successor);
   });
+
+  test('two primaries added at once on two instances: one is added, the other is 409 naming it', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const names = [`one-${round}.race.test`, `two-${round}.race.test`];
+      const answers = await Promise.all(
+        names.map((name, index) => admin(index, 'POST', '/domains', { name, primary: true })),
+      );
+      const added = answers.findIndex((answer) => answer.status === 201);
+      assert.notEqual(added, -1, answers.map((answer) => answer.text).join(' '));
+      const refused = answers[1 - added] as JsonResponse;
+      assertError(refused, 409, 'domain_conflict');
+      assert.equal(
+        (refused.body as { message: string }).message,
+        `${names[added]} is the primary domain: remove it first, or add ${names[1 - added]} without primary`,
+      );
+      const listed = (await admin(0, 'GET', '/domains')).body as { name: string; primary: boolean }[];
+      assert.deepEqual(
+        listed.filter((domain) => domain.primary).map((domain) => domain.name),
+        [names[added]],
+      );
+      assert.equal((await admin(1, 'DELETE', `/domains/${names[added]}`)).status, 200);
+    }
+  });
 });

@@ -609,22 +609,28 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
           domain('a.contract.test', { primary: true }),
           entry('domain.added', 'a.contract.test'),
         ),
-        true,
+        undefined,
       );
       assert.equal(
-        await storage.domains.add(domain('a.contract.test'), entry('domain.added', 'a.contract.test')),
-        false,
+        (await storage.domains.add(domain('a.contract.test'), entry('domain.added', 'a.contract.test')))
+          ?.name,
+        'a.contract.test',
+        'the name is taken',
       );
       assert.ok((await storage.domains.version()) > version, 'a change moves the version');
-      await storage.domains.add(
-        domain('b.contract.test', { primary: true, nextCheckAt: '2026-12-02T00:00:00.000Z' }),
-        entry('domain.added', 'b.contract.test'),
+      // Of two primaries added at once, one is stored; the other is told which is in its way.
+      const [first, second] = await Promise.all(
+        ['x.contract.test', 'y.contract.test'].map((name) =>
+          storage.domains.add(domain(name, { primary: true }), entry('domain.added', name)),
+        ),
       );
-      const primaries = (await storage.domains.list()).filter((record) => record.primary);
-      assert.deepEqual(
-        primaries.map((record) => record.name),
-        ['b.contract.test'],
-        'a new primary replaces the old',
+      assert.deepEqual([first?.name, second?.name], ['a.contract.test', 'a.contract.test']);
+      assert.equal(
+        await storage.domains.add(
+          domain('b.contract.test', { nextCheckAt: '2026-12-02T00:00:00.000Z' }),
+          entry('domain.added', 'b.contract.test'),
+        ),
+        undefined,
       );
 
       const claimed = await storage.domains.claimDue(
@@ -668,6 +674,12 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
         ],
         '2026-12-01T13:00:00.000Z',
       );
+      const primaries = (await storage.domains.list()).filter((record) => record.primary);
+      assert.deepEqual(
+        primaries.map((record) => record.name),
+        ['b.contract.test'],
+        "the file's primary is the primary",
+      );
       const sources = Object.fromEntries(
         (await storage.domains.list()).map((record) => [record.name, record.source]),
       );
@@ -698,6 +710,7 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
         'domain.added a.contract.test',
         'domain.added b.contract.test',
         'domain.state_changed a.contract.test',
+        'domain.updated a.contract.test',
         'domain.added c.contract.test',
         'domain.removed b.contract.test',
         'domain.removed c.contract.test',

@@ -7,6 +7,7 @@ import {
   type DomainRow,
   domainCheckValues,
   domainValues,
+  primaryMoved,
   toDomainRecord,
 } from '../rows.js';
 import { type Queryable, transaction } from './transaction.js';
@@ -40,11 +41,23 @@ export function postgresDomains(
     if (moved) changed();
     return value;
   };
+  const primary = async (db: Queryable) => {
+    const { rows } = await db.query<DomainRow>('SELECT * FROM domains WHERE is_primary = 1');
+    return rows[0] === undefined ? undefined : toDomainRecord(rows[0]);
+  };
+  /** The stored domain in the way of adding `record`, if any; else adds it. Under the table lock. */
   const add = async (client: Queryable, record: DomainRecord) => {
-    if ((await get(client, record.name)) !== undefined) return false;
-    if (record.primary) await client.query(UNSET_PRIMARY);
+    const taken = (await get(client, record.name)) ?? (record.primary ? await primary(client) : undefined);
+    if (taken !== undefined) return taken;
     await client.query(`INSERT INTO domains ${DOMAIN_COLUMNS} VALUES (${VALUES})`, domainValues(record));
-    return true;
+    return undefined;
+  };
+  /** The config file names `name` as the primary: another primary stops being it, audited. */
+  const yieldPrimary = async (client: Queryable, name: string, at: string) => {
+    const current = await primary(client);
+    if (current === undefined || current.name === name) return;
+    await client.query(UNSET_PRIMARY);
+    await audit.append(client, primaryMoved(current.name, name, at));
   };
 
   return {
@@ -55,9 +68,9 @@ export function postgresDomains(
     get: (name) => get(pool, name),
     add: (record, entry) =>
       change(async (client) => {
-        const added = await add(client, record);
-        if (added) await audit.append(client, entry);
-        return { changed: added, value: added };
+        const conflict = await add(client, record);
+        if (conflict === undefined) await audit.append(client, entry);
+        return { changed: conflict === undefined, value: conflict };
       }),
     remove: (name, entry) =>
       change(async (client) => {
@@ -109,6 +122,7 @@ export function postgresDomains(
         }
         for (const record of records) {
           const stored = await get(client, record.name);
+          if (record.primary && stored?.primary !== true) await yieldPrimary(client, record.name, at);
           if (stored === undefined) {
             await add(client, record);
             await audit.append(client, {
@@ -125,7 +139,6 @@ export function postgresDomains(
             stored.redirectTo !== record.redirectTo ||
             stored.redirectStatus !== record.redirectStatus
           ) {
-            if (record.primary && !stored.primary) await client.query(UNSET_PRIMARY);
             await client.query(
               `UPDATE domains SET source = 'file', is_primary = $1, redirect_to = $2, redirect_status = $3
                WHERE name = $4`,

@@ -6,6 +6,7 @@ import {
   type DomainRow,
   domainCheckValues,
   domainValues,
+  primaryMoved,
   toDomainRecord,
 } from '../rows.js';
 import type { Database } from './driver.js';
@@ -25,6 +26,7 @@ export function sqliteDomains(
   const all = db.prepare<[], DomainRow>('SELECT * FROM domains ORDER BY name');
   const byName = db.prepare<[string], DomainRow>('SELECT * FROM domains WHERE name = ?');
   const insert = db.prepare(`INSERT INTO domains ${DOMAIN_COLUMNS} VALUES ${VALUES} ON CONFLICT DO NOTHING`);
+  const primary = db.prepare<[], DomainRow>('SELECT * FROM domains WHERE is_primary = 1');
   const unsetPrimary = db.prepare('UPDATE domains SET is_primary = 0 WHERE is_primary = 1');
   const remove = db.prepare<[string]>('DELETE FROM domains WHERE name = ?');
   const check = db.prepare(
@@ -47,10 +49,19 @@ export function sqliteDomains(
     const row = byName.get(name);
     return row === undefined ? undefined : toDomainRecord(row);
   };
-  const add = (record: DomainRecord) => {
-    if (byName.get(record.name) !== undefined) return false;
-    if (record.primary) unsetPrimary.run();
-    return insert.run(...domainValues(record)).changes > 0;
+  /** The stored domain in the way of adding `record`, if any; else adds it. */
+  const add = (record: DomainRecord): DomainRecord | undefined => {
+    const taken = byName.get(record.name) ?? (record.primary ? primary.get() : undefined);
+    if (taken !== undefined) return toDomainRecord(taken);
+    insert.run(...domainValues(record));
+    return undefined;
+  };
+  /** The config file names `name` as the primary: another primary stops being it, audited. */
+  const yieldPrimary = (name: string, at: string) => {
+    const current = primary.get();
+    if (current === undefined || current.name === name) return;
+    unsetPrimary.run();
+    audit.append(primaryMoved(current.name, name, at));
   };
 
   return {
@@ -62,10 +73,11 @@ export function sqliteDomains(
     },
     add: (record, entry) =>
       writes.run(() => {
-        if (!add(record)) return false;
+        const conflict = add(record);
+        if (conflict !== undefined) return conflict;
         bump.run();
         audit.append(entry);
-        return true;
+        return undefined;
       }),
     remove: (name, entry) =>
       writes.run(() => {
@@ -100,6 +112,7 @@ export function sqliteDomains(
         }
         for (const record of records) {
           const stored = get(record.name);
+          if (record.primary && stored?.primary !== true) yieldPrimary(record.name, at);
           if (stored === undefined) {
             add(record);
             audit.append({ at, actor: 'config', action: 'domain.added', target: record.name, details: {} });
@@ -110,7 +123,6 @@ export function sqliteDomains(
             stored.redirectTo !== record.redirectTo ||
             stored.redirectStatus !== record.redirectStatus
           ) {
-            if (record.primary && !stored.primary) unsetPrimary.run();
             route.run('file', record.primary ? 1 : 0, record.redirectTo, record.redirectStatus, record.name);
             changed = true;
           }
