@@ -31,6 +31,7 @@ export {
   type DomainCheckOptions,
   type DomainCheckResult,
   type DomainRecord,
+  type DomainRemoval,
   type DomainRepository,
   type DomainState,
 } from './types.js';

@@ -213,7 +213,14 @@ export function createDomainManager(deps: {
         throw new DomainConflictError(`${name} is declared in the config file: remove it there`);
       }
       const entry = { at: at(), actor, action: 'domain.removed' as const, target: name, details: {} };
-      if (!(await domains.remove(name, entry))) return undefined;
+      const removal = await domains.remove(name, entry);
+      if (removal.outcome === 'none') return undefined;
+      if (removal.outcome === 'redirected_to') {
+        // Removing it would leave those redirecting to a name served nowhere.
+        throw new DomainConflictError(
+          `${name} is the target of the redirect${removal.from.length > 1 ? 's' : ''} of ${removal.from.join(', ')}: remove ${removal.from.length > 1 ? 'those' : 'that one'} first`,
+        );
+      }
       changed();
       // Served no longer, wherever DNS points; but a name left pointing here could be claimed by whoever adds
       // it next, so its owner is told to remove the record.

@@ -87,6 +87,15 @@ export type DomainCheckResult = Pick<
 /** How a domain is served: what `add` and the config file set. */
 export type DomainRouting = Pick<DomainRecord, 'primary' | 'redirectTo' | 'redirectStatus'>;
 
+/**
+ * What removing a domain did: removed it, found none, or found domains that redirect to it, which would be
+ * left redirecting to a name served nowhere: then nothing is removed.
+ */
+export type DomainRemoval =
+  | { outcome: 'removed' }
+  | { outcome: 'none' }
+  | { outcome: 'redirected_to'; from: readonly string[] };
+
 /** The custom domains in storage, shared by every instance. */
 export interface DomainRepository {
   /** Every domain, by name. */
@@ -98,8 +107,8 @@ export interface DomainRepository {
    * The check and the insert are one step: of adds at once on any instances, at most one primary is stored.
    */
   add(record: DomainRecord, entry: AuditEntry): Promise<DomainRecord | undefined>;
-  /** Removes a domain; false when there was none. */
-  remove(name: string, entry: AuditEntry): Promise<boolean>;
+  /** Removes a domain, unless others redirect to it; checked and removed in one step. */
+  remove(name: string, entry: AuditEntry): Promise<DomainRemoval>;
   /** Writes the result of a check; audited only when `entry` is given (a change of state). */
   recordCheck(name: string, result: DomainCheckResult, entry?: AuditEntry): Promise<DomainRecord | undefined>;
   /**

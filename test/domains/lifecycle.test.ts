@@ -269,6 +269,31 @@ describe('custom domains without a certificate, or without their ownership recor
     assert.equal((await domains.admin('GET', '/domains/none.caa.test')).status, 404);
     assert.equal((await domains.admin('DELETE', '/domains/none.caa.test')).status, 404);
   });
+
+  test('a domain others redirect to is not removed while they do: 409 naming them, through the API and the CLI', async () => {
+    assert.equal((await domains.admin('POST', '/domains', { name: 'to.caa.test' })).status, 201);
+    for (const from of ['a.from.caa.test', 'b.from.caa.test']) {
+      const added = await domains.admin('POST', '/domains', { name: from, redirectTo: 'to.caa.test' });
+      assert.equal(added.status, 201, added.text);
+    }
+    const refused = await domains.admin('DELETE', '/domains/to.caa.test');
+    assert.equal(refused.status, 409);
+    assert.equal(
+      (refused.body as { message: string }).message,
+      'to.caa.test is the target of the redirects of a.from.caa.test, b.from.caa.test: remove those first',
+    );
+    const cli = await runCli(['domains', 'remove', 'to.caa.test'], domains.server.env);
+    assert.equal(cli.code, 1);
+    assert.match(
+      cli.stdout,
+      /to\.caa\.test is the target of the redirects of a\.from\.caa\.test, b\.from\.caa\.test/,
+    );
+    assert.equal((await domains.status('to.caa.test')).name, 'to.caa.test', 'still there');
+    for (const from of ['a.from.caa.test', 'b.from.caa.test']) {
+      assert.equal((await domains.admin('DELETE', `/domains/${from}`)).status, 200);
+    }
+    assert.equal((await domains.admin('DELETE', '/domains/to.caa.test')).status, 200);
+  });
 });
 
 describe('removing a domain stops it on every instance of a PostgreSQL pair at once', () => {

@@ -695,13 +695,26 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
         ['a.contract.test'],
       );
 
-      assert.equal(
-        await storage.domains.remove('a.contract.test', entry('domain.removed', 'a.contract.test')),
-        true,
+      // A domain others redirect to stays while they do.
+      await storage.domains.add(
+        domain('d.contract.test', { redirectTo: 'a.contract.test', redirectStatus: 301 }),
+        entry('domain.added', 'd.contract.test'),
       );
-      assert.equal(
+      assert.deepEqual(
         await storage.domains.remove('a.contract.test', entry('domain.removed', 'a.contract.test')),
-        false,
+        { outcome: 'redirected_to', from: ['d.contract.test'] },
+      );
+      assert.deepEqual(
+        await storage.domains.remove('d.contract.test', entry('domain.removed', 'd.contract.test')),
+        { outcome: 'removed' },
+      );
+      assert.deepEqual(
+        await storage.domains.remove('a.contract.test', entry('domain.removed', 'a.contract.test')),
+        { outcome: 'removed' },
+      );
+      assert.deepEqual(
+        await storage.domains.remove('a.contract.test', entry('domain.removed', 'a.contract.test')),
+        { outcome: 'none' },
       );
       const actions = (await storage.audit.list({ after: 0, limit: 1000 }))
         .filter((event) => event.target.endsWith('.contract.test'))
@@ -714,6 +727,8 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
         'domain.added c.contract.test',
         'domain.removed b.contract.test',
         'domain.removed c.contract.test',
+        'domain.added d.contract.test',
+        'domain.removed d.contract.test',
         'domain.removed a.contract.test',
       ]);
     });

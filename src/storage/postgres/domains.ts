@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { AuditEntry } from '../../audit/index.js';
-import type { DomainRecord, DomainRepository } from '../../domains/index.js';
+import type { DomainRecord, DomainRemoval, DomainRepository } from '../../domains/index.js';
 import {
   DOMAIN_CHECK_COLUMNS,
   DOMAIN_COLUMNS,
@@ -73,11 +73,18 @@ export function postgresDomains(
         return { changed: conflict === undefined, value: conflict };
       }),
     remove: (name, entry) =>
-      change(async (client) => {
+      change(async (client): Promise<{ changed: boolean; value: DomainRemoval }> => {
+        const { rows } = await client.query<{ name: string }>(
+          'SELECT name FROM domains WHERE redirect_to = $1 ORDER BY name',
+          [name],
+        );
+        if (rows.length > 0) {
+          return { changed: false, value: { outcome: 'redirected_to', from: rows.map((row) => row.name) } };
+        }
         const removed =
           ((await client.query('DELETE FROM domains WHERE name = $1', [name])).rowCount ?? 0) > 0;
         if (removed) await audit.append(client, entry);
-        return { changed: removed, value: removed };
+        return { changed: removed, value: { outcome: removed ? 'removed' : 'none' } };
       }),
     recordCheck: (name, result, entry) =>
       change(async (client) => {

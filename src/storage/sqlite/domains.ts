@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../../audit/index.js';
-import type { DomainRecord, DomainRepository } from '../../domains/index.js';
+import type { DomainRecord, DomainRemoval, DomainRepository } from '../../domains/index.js';
 import {
   DOMAIN_CHECK_COLUMNS,
   DOMAIN_COLUMNS,
@@ -29,6 +29,9 @@ export function sqliteDomains(
   const primary = db.prepare<[], DomainRow>('SELECT * FROM domains WHERE is_primary = 1');
   const unsetPrimary = db.prepare('UPDATE domains SET is_primary = 0 WHERE is_primary = 1');
   const remove = db.prepare<[string]>('DELETE FROM domains WHERE name = ?');
+  const redirectsTo = db
+    .prepare<[string], string>('SELECT name FROM domains WHERE redirect_to = ? ORDER BY name')
+    .pluck();
   const check = db.prepare(
     `UPDATE domains SET ${DOMAIN_CHECK_COLUMNS.map((column) => `${column} = ?`).join(', ')} WHERE name = ?`,
   );
@@ -80,11 +83,13 @@ export function sqliteDomains(
         return undefined;
       }),
     remove: (name, entry) =>
-      writes.run(() => {
-        if (remove.run(name).changes === 0) return false;
+      writes.run((): DomainRemoval => {
+        const from = redirectsTo.all(name);
+        if (from.length > 0) return { outcome: 'redirected_to', from };
+        if (remove.run(name).changes === 0) return { outcome: 'none' };
         bump.run();
         audit.append(entry);
-        return true;
+        return { outcome: 'removed' };
       }),
     recordCheck: (name, result, entry) =>
       writes.run(() => {
