@@ -25,10 +25,24 @@ export function identifyAdmin(app: FastifyInstance, authenticator: AdminAuthenti
   app.decorateRequest('adminTokenProblem', null);
   app.addHook('onRequest', (request, _reply, done) => {
     const token = bearerToken(request.headers.authorization);
-    const record = token === undefined ? undefined : authenticator.authenticate(token);
-    if (record !== undefined) request.adminToken = record;
-    else request.adminTokenProblem = token === undefined ? 'missing' : 'invalid';
-    done();
+    if (token === undefined) {
+      request.adminTokenProblem = 'missing';
+      return done();
+    }
+    const identify = (record: AdminTokenRecord | undefined) => {
+      if (record !== undefined) request.adminToken = record;
+      else request.adminTokenProblem = 'invalid';
+      done();
+    };
+    const found = authenticator.authenticate(token);
+    // A token this server does not know may have been made a moment ago, by the CLI or on another server.
+    const recheck = found === undefined ? authenticator.recheck(token) : undefined;
+    if (recheck === undefined) identify(found);
+    else
+      recheck.then(
+        () => identify(authenticator.authenticate(token)),
+        () => identify(undefined),
+      );
   });
 }
 

@@ -1,9 +1,7 @@
 import type { Logger } from '../log/index.js';
 import { keyDigest, keyEnvironment } from './format.js';
 import type { ApiKeyRecord, ApiKeyRepository, Environment } from './record.js';
-
-/** How often a server checks whether keys changed (DESIGN.md: effective within 5 s). */
-export const KEY_REFRESH_MS = 1_000;
+import { createCredentialReloader } from './reloader.js';
 
 export type Authentication =
   | { ok: true; key: ApiKeyRecord }
@@ -14,9 +12,14 @@ export type Authentication =
 export interface Authenticator {
   /** Looks a presented key up in memory, as of `now`: no I/O on the request path. */
   authenticate(token: string, now: number): Authentication;
+  /**
+   * For a key `authenticate` found `unknown`: rereads the keys if they changed since (a key made a moment
+   * ago on any server), within a budget a second; undefined when it is spent. Authenticate again after it.
+   */
+  recheck(token: string): Promise<void> | undefined;
   /** Loads the keys, then keeps them current until `stop`. */
   start(): Promise<void>;
-  /** Rereads the keys now if they changed. */
+  /** Rereads the keys now if they changed, after any reread in progress. */
   refresh(): Promise<void>;
   stop(): void;
 }
@@ -31,8 +34,9 @@ interface Verified {
 
 /**
  * The server's side of API keys: the digests of every key of this environment that is not revoked, held in
- * memory and refreshed when the stored version changes, so a key created, changed or revoked anywhere takes
- * effect within `refreshMs` plus one read. Expiry needs no reload: it is checked against the clock.
+ * memory and refreshed when the stored version changes, so a key changed or revoked anywhere takes effect
+ * within `refreshMs` plus one read, and a new key at once (`recheck`). Expiry needs no reload: it is checked
+ * against the clock.
  */
 export function createAuthenticator(deps: {
   apiKeys: ApiKeyRepository;
@@ -54,13 +58,9 @@ export function createAuthenticator(deps: {
   let verified = new Map<string, Verified>();
   /** The last unban time seen per key id; undefined before the first load. */
   let unbans: Map<string, string | null> | undefined;
-  let loadedVersion = -1;
-  let timer: NodeJS.Timeout | undefined;
-  let refreshing: Promise<void> | undefined;
 
-  async function reload(): Promise<void> {
-    const version = await apiKeys.version();
-    if (version === loadedVersion) return;
+  /** Reads every key; false when a ban could not be lifted, so that the next poll reads them again. */
+  async function reload(): Promise<boolean> {
     const next = new Map<string, ApiKeyRecord>();
     const nextUnbans = new Map<string, string | null>();
     const lifted = new Map<string, ApiKeyRecord>();
@@ -74,27 +74,29 @@ export function createAuthenticator(deps: {
     }
     known = next;
     verified = new Map();
-    loadedVersion = version;
     deps.onReload?.();
+    let complete = true;
     for (const record of lifted.values()) {
       try {
         await deps.onUnban?.(record);
       } catch (error) {
         // Seen as not yet lifted, and the keys reread at the next poll, so it is tried again; the others go on.
         nextUnbans.set(record.id, unbans?.get(record.id) ?? null);
-        loadedVersion = -1;
+        complete = false;
         logger.warn({ err: error, keyId: record.id }, 'could not lift a ban; will try again');
       }
     }
     unbans = nextUnbans;
+    return complete;
   }
 
-  const refresh = (): Promise<void> => {
-    refreshing ??= reload().finally(() => {
-      refreshing = undefined;
-    });
-    return refreshing;
-  };
+  const reloader = createCredentialReloader({
+    version: () => apiKeys.version(),
+    reload,
+    logger,
+    what: 'API keys',
+    ...(deps.refreshMs !== undefined ? { pollMs: deps.refreshMs } : {}),
+  });
 
   return {
     authenticate(token, now) {
@@ -116,16 +118,9 @@ export function createAuthenticator(deps: {
       }
       return now < entry.expiresAt ? entry.valid : entry.expired;
     },
-    async start() {
-      await refresh();
-      timer = setInterval(() => {
-        refresh().catch((error: unknown) => logger.warn({ err: error }, 'could not refresh API keys'));
-      }, deps.refreshMs ?? KEY_REFRESH_MS);
-      timer.unref();
-    },
-    refresh,
-    stop() {
-      clearInterval(timer);
-    },
+    recheck: reloader.recheck,
+    start: reloader.start,
+    refresh: reloader.refresh,
+    stop: reloader.stop,
   };
 }

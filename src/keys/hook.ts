@@ -1,8 +1,8 @@
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Clock } from '../clock/index.js';
 import type { Scope } from '../contract/index.js';
 import { hookList, type RouteConfig, sendError } from '../http/index.js';
-import type { Authenticator } from './authenticator.js';
+import type { Authentication, Authenticator } from './authenticator.js';
 import type { ApiKeyRecord } from './record.js';
 
 declare module 'fastify' {
@@ -60,23 +60,42 @@ export function identifyCaller(
   app.decorateRequest('apiKey', null);
   app.decorateRequest('credentialProblem', null);
   app.decorateRequest('expiredKey', null);
+  /** Marks the request with what authenticating its key found. */
+  const identify = (request: FastifyRequest, result: Authentication) => {
+    if (result.ok) {
+      request.apiKey = result.key;
+    } else if (result.reason === 'expired') {
+      // Not valid, so counted by address like a stranger; but its use is the key's own.
+      request.credentialProblem = 'expired';
+      request.expiredKey = result.key;
+    } else {
+      request.credentialProblem = 'invalid';
+    }
+  };
   app.addHook('onRequest', (request, _reply, done) => {
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) {
       request.credentialProblem = 'missing';
-    } else {
-      const result = authenticator.authenticate(token, clock.now());
-      if (result.ok) {
-        request.apiKey = result.key;
-      } else if (result.reason === 'expired') {
-        // Not valid, so counted by address like a stranger; but its use is the key's own.
-        request.credentialProblem = 'expired';
-        request.expiredKey = result.key;
-      } else {
-        request.credentialProblem = 'invalid';
-      }
+      return done();
     }
-    done();
+    const result = authenticator.authenticate(token, clock.now());
+    // A well-formed key of ours this server does not know may have been made a moment ago, anywhere.
+    const recheck = !result.ok && result.reason === 'unknown' ? authenticator.recheck(token) : undefined;
+    if (recheck === undefined) {
+      identify(request, result);
+      return done();
+    }
+    recheck.then(
+      () => {
+        identify(request, authenticator.authenticate(token, clock.now()));
+        done();
+      },
+      () => {
+        // Storage did not answer: the key stays unknown, as it would have been without the recheck.
+        identify(request, result);
+        done();
+      },
+    );
   });
 }
 

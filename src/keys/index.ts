@@ -32,4 +32,10 @@ export {
   PLANS,
   type Plan,
 } from './record.js';
+export {
+  type CredentialReloader,
+  createCredentialReloader,
+  KEY_REFRESH_MS,
+  MISS_RECHECKS_PER_SECOND,
+} from './reloader.js';
 export { keyState, keyView } from './view.js';
