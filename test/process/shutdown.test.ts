@@ -9,6 +9,16 @@ import { CLI, type ServerProcess, spawnServer } from '../support/process.js';
 import { RawConnection, sleep, within } from '../support/raw-http.js';
 import { tempDir } from '../support/server.js';
 
+/** Whether a process of this pid still runs. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** SIGTERM must end the process within this long (its drain deadline is 9 s). */
 const EXIT_BUDGET_MS = 10_000;
 
@@ -162,6 +172,33 @@ describe('SIGTERM', () => {
     } finally {
       db.close();
     }
+  });
+
+  test('to `npm start` reaches the server: npm and node both exit, and the port is free', async (t) => {
+    const { dir, remove } = tempDir('petstore-npm-start-');
+    t.after(remove);
+    const checkout = path.resolve(path.dirname(CLI), '../../..');
+    const server = await spawnServer(
+      { DATABASE_URL: `sqlite:${path.join(dir, 'petstore.db')}`, LOG_LEVEL: 'info' },
+      { cwd: checkout, command: ['npm', 'start'] },
+    );
+    const serving = server.output.find((line) => line.includes('"msg":"serving"')) as string;
+    const { pid } = JSON.parse(serving) as { pid: number };
+    t.after(() => {
+      // Neither npm nor a server it left behind outlives a failed test.
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    assert.notEqual(pid, server.child.pid, 'npm runs node as a process of its own');
+    const { exit } = await terminate(server);
+    assert.notEqual(exit, 'timeout', 'npm exited');
+    // The server itself, not only npm, is gone (npm would leave it running behind a shell).
+    const deadline = performance.now() + EXIT_BUDGET_MS;
+    while (isAlive(pid)) {
+      assert.ok(performance.now() < deadline, `node (pid ${pid}) still runs after npm exited`);
+      await sleep(20);
+    }
+    await assert.rejects(fetch(server.url), 'nothing listens there any more');
   });
 
   test('does not wait for idle keep-alive connections', async (t) => {

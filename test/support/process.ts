@@ -50,11 +50,19 @@ export interface ServerProcess {
  */
 export async function spawnServer(
   env: Record<string, string>,
-  options: { cwd?: string; timeoutMs?: number; withKey?: boolean; cli?: string } = {},
+  options: {
+    cwd?: string;
+    timeoutMs?: number;
+    withKey?: boolean;
+    cli?: string;
+    /** The command that starts it, in place of `node <cli> serve` (`npm start`, say). */
+    command?: readonly [string, ...string[]];
+  } = {},
 ): Promise<ServerProcess> {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const authorization = options.withKey ? `Authorization: Bearer ${await createUnlimitedKey(env)}\r\n` : '';
-  const child = spawn(process.execPath, [options.cli ?? CLI, 'serve'], {
+  const [file, ...args] = options.command ?? [process.execPath, options.cli ?? CLI, 'serve'];
+  const child = spawn(file, args, {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
