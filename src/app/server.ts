@@ -35,9 +35,31 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
   } catch (error) {
     // A port in use, say: release the storage, Redis and timers, or their handles keep the process alive.
     await app.close();
-    throw error;
+    throw listenError(error, deps.config.host, deps.config.port);
   }
   return { app, url, close: () => drain(app, sockets) };
+}
+
+/** A server that could not listen: the message names the setting to change, PORT or HOST. */
+export class ListenError extends Error {
+  override name = 'ListenError';
+}
+
+/** What keeps the server from listening at `host:port`, in words that name the setting; else the error. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const where = `${host}:${port}`;
+  const problem: Record<string, string> = {
+    EADDRINUSE: `PORT ${port} is taken on ${host} by another process: stop it, or set PORT to a free port (0 picks one)`,
+    EACCES: `PORT ${port} needs privileges this process lacks: set PORT to 1024 or above, and put a proxy in front`,
+    EADDRNOTAVAIL: `HOST ${host} is not an address of this machine: set HOST to one of its addresses (127.0.0.1 for this machine only, 0.0.0.0 for every interface)`,
+    ENOTFOUND: `HOST ${host} is not a name this machine resolves: set HOST to an address (127.0.0.1, 0.0.0.0)`,
+    EAI_AGAIN: `HOST ${host} could not be resolved now: set HOST to an address (127.0.0.1, 0.0.0.0)`,
+  };
+  const code = (error as { code?: unknown }).code;
+  const known = typeof code === 'string' ? problem[code] : undefined;
+  return known === undefined
+    ? error
+    : new ListenError(`could not listen on ${where}: ${known}`, { cause: error });
 }
 
 async function drain(app: FastifyInstance, sockets: Set<Socket>): Promise<void> {

@@ -20,7 +20,9 @@ data is in data/petstore.db beside the package, created on first start with one 
 const MIGRATE_USAGE = `Usage: petstore migrate
 
 Creates the database of DATABASE_URL if needed and brings its schema up to date, then exits (servers also
-do this at start; concurrent runs are safe).`;
+bring the schema up to date at start; concurrent runs are safe). On PostgreSQL the database is created with
+CREATE DATABASE as the URL's user, connected to the server's postgres database; a user without that right
+gets the createdb command to run instead. A server never creates a PostgreSQL database.`;
 
 const USAGE = `Usage: petstore <command> [--help]
 
@@ -81,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
       return domainsCommand(rest, loadConfig(), process.stdout);
     case 'migrate': {
       if (rest.length > 0) throw new UsageError(`migrate takes no arguments: ${rest.join(' ')}`, 'migrate');
-      const storage = await createStorage(loadConfig().storage);
+      const storage = await createStorage(loadConfig().storage, { createDatabase: true });
       const applied = storage.migrationsApplied;
       await storage.close();
       process.stdout.write(

@@ -1,36 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { composeApp, startServer } from '../app/index.js';
 import type { Config } from '../config/index.js';
-import { createKeyManager } from '../keys/index.js';
-import { createLogger } from '../log/index.js';
+import { createKeyManager, type IssuedKey } from '../keys/index.js';
+import { createLogger, type Logger, printableUrl } from '../log/index.js';
 import type { Storage } from '../storage/index.js';
+
+/** The file the first key is written to when no terminal shows it, in the data directory. */
+export const FIRST_KEY_FILE = 'first-api-key.txt';
+
+/** The words that come with the first key, wherever it is shown. */
+function firstKeyText({ record, key }: IssuedKey): string {
+  return (
+    `Created the first API key, ${record.id} (plan pro):\n\n  ${key}\n\n` +
+    'It will not be shown again: store it now. Send it as: Authorization: Bearer <key>\n' +
+    'More keys: petstore keys create --plan free|pro|business|enterprise\n'
+  );
+}
 
 /**
  * First start of a fresh database, whatever DATABASE_URL names: with no key at all the API could not be
- * used, so create one `pro` key and print it, once, on stdout (not through the logger, which never sees
- * keys). Of instances starting at once on one database, exactly one creates it.
+ * used, so create one `pro` key and show it, once. Of instances starting at once on one database, exactly
+ * one creates it. It never goes to stdout, which carries the JSON log lines that log shippers keep: to the
+ * terminal (stderr) when there is one, else to a file only this user can read, in the data directory, which
+ * stderr names.
  */
 async function createFirstKey(
   config: Config,
   storage: Storage,
-  out: NodeJS.WritableStream,
+  terminal: NodeJS.WriteStream,
 ): Promise<boolean> {
   const created = await createKeyManager({ apiKeys: storage.apiKeys, env: config.env }).createFirst({
     plan: 'pro',
     name: 'first key',
   });
   if (created === undefined) return false;
-  const { record, key } = created;
-  out.write(
-    `\nCreated the first API key, ${record.id} (plan pro):\n\n  ${key}\n\n` +
-      'It will not be shown again: store it now. Send it as: Authorization: Bearer <key>\n' +
-      'More keys: npx petstore keys create --plan free|pro|business|enterprise\n\n',
+  if (terminal.isTTY) {
+    terminal.write(`\n${firstKeyText(created)}\n`);
+    return true;
+  }
+  const file = path.join(config.dataDir, FIRST_KEY_FILE);
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(file, `${firstKeyText(created)}Delete this file once the key is stored.\n`, {
+    mode: 0o600,
+  });
+  // The mode of a file that was already there is not changed by the write.
+  fs.chmodSync(file, 0o600);
+  terminal.write(
+    `petstore: created the first API key, ${created.record.id}; it is in ${file} (readable by this user only): store it, then delete the file\n`,
   );
   return true;
 }
 
+/** Where the data and the limits of this instance live, fit for its start line: no password. */
+function backends(config: Config) {
+  const { storage, rateLimitStore } = config;
+  return {
+    database: storage.kind === 'sqlite' ? path.resolve(storage.file) : printableUrl(storage.url),
+    limits: rateLimitStore.kind === 'redis' ? printableUrl(rateLimitStore.url) : 'memory',
+  };
+}
+
 /** `petstore serve`: starts the server and resolves once SIGTERM or SIGINT has drained it. */
 export async function serve(config: Config): Promise<void> {
-  const logger = createLogger({ level: config.logLevel });
+  const logger: Logger = createLogger({ level: config.logLevel });
   // Listen for signals before anything starts: a SIGTERM that arrives while the port is opening must still
   // drain and close the storage, not kill the process. Repeated signals while draining are ignored.
   const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
@@ -43,9 +76,13 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGHUP', () => reloadDomains?.());
   const deps = await composeApp(config, logger);
   reloadDomains = () => deps.domains.reloader.reload('SIGHUP');
-  if (await createFirstKey(config, deps.storage, process.stdout)) await deps.authenticator.refresh();
   const server = await startServer(deps);
-  logger.info({ url: server.url, storage: deps.storage.kind, env: config.env }, 'serving');
+  // Only once the server listens: a start that fails (its port taken, say) leaves no key behind unseen.
+  if (await createFirstKey(config, deps.storage, process.stderr)) await deps.authenticator.refresh();
+  logger.info(
+    { url: server.url, storage: deps.storage.kind, ...backends(config), env: config.env },
+    'serving',
+  );
 
   const signal = await stopSignal;
   logger.info({ signal }, 'draining in-flight requests, then stopping');

@@ -4,6 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { DomainCheckOptions, DomainsFile } from '../domains/index.js';
 import type { Environment } from '../keys/index.js';
+import { printableUrl } from '../log/index.js';
 import type { RateLimitPolicy, RateLimitStoreOptions } from '../ratelimit/index.js';
 import type { StorageConfig } from '../storage/index.js';
 import type { TracingOptions } from '../tracing/index.js';
@@ -40,6 +41,9 @@ const EnvSchema = Type.Object({
       pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
       description: 'sqlite:/path/file.db or postgres://user@host/db',
     }),
+  ),
+  PETSTORE_DATA_DIR: Type.Optional(
+    Type.String({ minLength: 1, description: 'a directory for the SQLite file and the first key' }),
   ),
   PETSTORE_ENV: Type.Union([Type.Literal('production'), Type.Literal('staging')], {
     default: 'production',
@@ -166,6 +170,11 @@ export interface Config {
   env: Environment;
   storage: StorageConfig;
   /**
+   * Where the service keeps its files (`PETSTORE_DATA_DIR`): the default SQLite file, and the first key when
+   * no terminal shows it. By default `data/` beside the package, wherever a command is run from.
+   */
+  dataDir: string;
+  /**
    * Where users reach the API, if the operator said (each ends in `/v1`). Unset, the document's server and
    * the deprecation notice are relative to the request's own origin, so no answer names a host it is not at.
    */
@@ -206,11 +215,11 @@ export class ConfigError extends Error {
 }
 
 /**
- * The SQLite file used when `DATABASE_URL` is unset: `data/petstore.db` in the package's own directory, not
- * the working directory, so that the server and every CLI command find the same file wherever they are run.
+ * The data directory: `PETSTORE_DATA_DIR`, else `data/` in the package's own directory, not the working
+ * directory, so that the server and every CLI command find the same files wherever they are run.
  */
-function defaultSqliteFile(): string {
-  return path.join(packageRoot(), 'data', 'petstore.db');
+function dataDirOf(value: string | undefined): string {
+  return value === undefined ? path.join(packageRoot(), 'data') : path.resolve(value);
 }
 
 /**
@@ -249,11 +258,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
   const env = withDefaults as Env;
+  const dataDir = dataDirOf(env.PETSTORE_DATA_DIR);
   return {
     port: Number(env.PORT),
     host: env.HOST,
     env: env.PETSTORE_ENV,
-    storage: parseDatabaseUrl(env.DATABASE_URL, Number(env.DATABASE_POOL_SIZE)),
+    storage: parseDatabaseUrl(env.DATABASE_URL, Number(env.DATABASE_POOL_SIZE), dataDir),
+    dataDir,
     publicUrls,
     logLevel: env.LOG_LEVEL,
     accessLog: env.ACCESS_LOG === 'on',
@@ -321,12 +332,34 @@ function parseTrustProxy(value: string | undefined): boolean | number | string[]
   return entries;
 }
 
-function parseDatabaseUrl(url: string | undefined, poolSize: number): StorageConfig {
-  if (url === undefined) return { kind: 'sqlite', file: defaultSqliteFile(), isDefault: true };
+function parseDatabaseUrl(url: string | undefined, poolSize: number, dataDir: string): StorageConfig {
+  // Unset: the SQLite file of the data directory.
+  if (url === undefined) return { kind: 'sqlite', file: path.join(dataDir, 'petstore.db'), isDefault: true };
   if (url.startsWith('sqlite:')) {
     // Accept sqlite:/abs/path, sqlite:relative/path and sqlite:///abs/path.
     const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     return { kind: 'sqlite', file, isDefault: false };
   }
-  return { kind: 'postgres', url, poolSize };
+  return { kind: 'postgres', url: checkPostgresUrl(url), poolSize };
+}
+
+/**
+ * A PostgreSQL URL that names its database. Without one the driver connects to the user's default (the
+ * `postgres` system database, often), and the service would make its tables there without a word.
+ */
+function checkPostgresUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(
+      'Invalid configuration: DATABASE_URL is not a URL, such as postgres://user@host:5432/petstore',
+    );
+  }
+  if (parsed.pathname.replace(/^\//, '') === '') {
+    throw new ConfigError(
+      `Invalid configuration: DATABASE_URL names no database (${printableUrl(url)}): add its name after the host, as postgres://user@host:5432/petstore`,
+    );
+  }
+  return url;
 }

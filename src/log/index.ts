@@ -53,3 +53,17 @@ export function ownLines(
   };
   return { write, opening, bindings };
 }
+
+/**
+ * A connection URL fit to print (a log line, an error, `petstore config`): its password, if any, written
+ * `***`. Something that does not parse as a URL is not shown at all.
+ */
+export function printableUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(not a URL)';
+  }
+}

@@ -25,6 +25,11 @@ export interface OpenOptions {
    * or change what a server made. An existing schema is still brought up to date.
    */
   mustExist?: boolean;
+  /**
+   * PostgreSQL: create the database DATABASE_URL names when it does not exist (`petstore migrate`). A server
+   * never does: a mistyped name would start it on an empty database.
+   */
+  createDatabase?: boolean;
 }
 
 /**

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -24,6 +25,7 @@ test('a port already in use ends `petstore serve` with exit 1, even with Redis c
     PORT: String(port),
     HOST: '127.0.0.1',
     DATABASE_URL: `sqlite:${path.join(dir, 'petstore.db')}`,
+    PETSTORE_DATA_DIR: dir,
     REDIS_URL,
     REDIS_PREFIX: redis.prefix,
   };
@@ -32,5 +34,33 @@ test('a port already in use ends `petstore serve` with exit 1, even with Redis c
   assert.notEqual(result, 'timeout', 'the process did not exit after failing to listen');
   if (result === 'timeout') return;
   assert.equal(result.code, 1, result.stderr);
-  assert.match(`${result.stdout}${result.stderr}`, /EADDRINUSE/);
+  assert.equal(
+    result.stderr,
+    `petstore: could not listen on 127.0.0.1:${port}: PORT ${port} is taken on 127.0.0.1 by another process: stop it, or set PORT to a free port (0 picks one)\n`,
+  );
+  // The fresh database got no first key: the next start that listens makes it and shows it.
+  assert.doesNotMatch(result.stdout, /ps_live_|first API key/);
+  assert.equal(existsSync(path.join(dir, 'first-api-key.txt')), false);
+});
+
+test('a HOST that is not this machine ends `petstore serve` with exit 1 naming HOST', async (t) => {
+  const { dir, remove } = tempDir('petstore-start-');
+  t.after(remove);
+  const base = { PORT: '0', DATABASE_URL: `sqlite:${path.join(dir, 'petstore.db')}`, PETSTORE_DATA_DIR: dir };
+  for (const [host, expected] of [
+    [
+      '192.0.2.1',
+      /^petstore: could not listen on 192\.0\.2\.1:0: HOST 192\.0\.2\.1 is not an address of this machine/,
+    ],
+    [
+      'no-such-host.invalid',
+      /^petstore: could not listen on no-such-host\.invalid:0: HOST no-such-host\.invalid is not a name/,
+    ],
+  ] as const) {
+    const result = await within(runCli(['serve'], { ...base, HOST: host }), 15_000);
+    assert.notEqual(result, 'timeout');
+    if (result === 'timeout') return;
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, expected);
+  }
 });

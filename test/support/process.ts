@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +38,10 @@ export async function freePort(): Promise<number> {
 export interface ServerProcess {
   child: ChildProcess;
   url: string;
+  /** The data directory the server was given (`PETSTORE_DATA_DIR`), where it writes its first key. */
+  dataDir: string;
+  /** The first key the server made and wrote to its data directory, or undefined when it made none. */
+  firstKey(): string | undefined;
   /** Every line the process wrote to stdout and stderr so far. */
   output: string[];
   /** With `withKey`: an `Authorization: Bearer <key>\r\n` header line of an unlimited key, else ''. */
@@ -62,16 +67,34 @@ export async function spawnServer(
   const timeoutMs = options.timeoutMs ?? 15_000;
   const authorization = options.withKey ? `Authorization: Bearer ${await createUnlimitedKey(env)}\r\n` : '';
   const [file, ...args] = options.command ?? [process.execPath, options.cli ?? CLI, 'serve'];
+  // A data directory of its own, removed once it exited, unless the test names one ('' for the default).
+  const ownDataDir =
+    env.PETSTORE_DATA_DIR === undefined ? mkdtempSync(path.join(tmpdir(), 'petstore-data-')) : undefined;
+  const dataDir =
+    ownDataDir ??
+    (env.PETSTORE_DATA_DIR || path.join(path.dirname(options.cli ?? CLI), '..', '..', '..', 'data'));
   const child = spawn(file, args, {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...(ownDataDir !== undefined ? { PETSTORE_DATA_DIR: ownDataDir } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  const exited = once(child, 'exit').then(([code, signal]) => ({
-    code: code as number | null,
-    signal: signal as NodeJS.Signals | null,
-  }));
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    if (ownDataDir !== undefined) rmSync(ownDataDir, { recursive: true, force: true });
+    return { code: code as number | null, signal: signal as NodeJS.Signals | null };
+  });
+  const firstKey = () => {
+    const file = path.join(dataDir, 'first-api-key.txt');
+    return existsSync(file)
+      ? /ps_(live|test)_[0-9A-Za-z]{32}/.exec(readFileSync(file, 'utf8'))?.[0]
+      : undefined;
+  };
   createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', (line) => output.push(line));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
@@ -80,7 +103,8 @@ export async function spawnServer(
     );
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       output.push(line);
-      const match = /listening on (http:\/\/[^"\s]+)/.exec(line);
+      // The line that comes once it listens and has made its first key, if any.
+      const match = /"url":"(http:\/\/[^"]+)".*"msg":"serving"/.exec(line);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -91,7 +115,7 @@ export async function spawnServer(
       reject(new Error(`server exited before listening:\n${output.join('\n')}`));
     });
   });
-  return { child, url, output, authorization, exited };
+  return { child, url, dataDir, firstKey, output, authorization, exited };
 }
 
 /** Runs the CLI to completion and returns its exit code and output. */

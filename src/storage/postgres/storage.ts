@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { printableUrl } from '../../log/index.js';
 import {
   type CreateOperation,
   type CreateResult,
@@ -11,6 +12,7 @@ import { postgresAdminTokens } from './admin-tokens.js';
 import { postgresApiKeys } from './api-keys.js';
 import { postgresAudit } from './audit.js';
 import { postgresCategories } from './categories.js';
+import { addressOf, connectionError, databaseOf, StorageOpenError } from './connect-error.js';
 import { postgresDomains } from './domains.js';
 import { PostgresGroupCommit } from './group-commit.js';
 import { postgresIdempotency } from './idempotency.js';
@@ -54,17 +56,6 @@ async function hasSchema(pool: pg.Pool): Promise<boolean> {
   return rows[0]?.table != null;
 }
 
-/** A connection URL fit to print: its password, if any, replaced. */
-function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the database of DATABASE_URL';
-  }
-}
-
 /** Opens the pool, checks durability and brings the schema up to date (or refuses, with `mustExist`). */
 async function openPool(options: { url: string; poolSize?: number } & OpenOptions) {
   const pool = new pg.Pool({
@@ -87,12 +78,48 @@ async function openPool(options: { url: string; poolSize?: number } & OpenOption
   try {
     await checkDurability(pool);
     if (options.mustExist && !(await hasSchema(pool))) {
-      throw new StorageNotFoundError(withoutPassword(options.url), 'no_schema');
+      throw new StorageNotFoundError(printableUrl(options.url), 'no_schema');
     }
     return { pool, applied: await releaseAfter(pool, (client) => migrate(client)) };
   } catch (error) {
     await pool.end();
-    throw error;
+    if ((error as { code?: unknown }).code === MISSING_DATABASE && options.createDatabase) {
+      await createDatabase(options.url);
+      return openPool({ ...options, createDatabase: false });
+    }
+    throw connectionError(error, options.url);
+  }
+}
+
+/** PostgreSQL's SQLSTATE for a database that does not exist. */
+const MISSING_DATABASE = '3D000';
+
+/**
+ * Creates the database `url` names, connected to the server's maintenance database (`postgres`) as the
+ * same user. Refused (no CREATEDB privilege, say), the error says what to run instead.
+ */
+async function createDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = databaseOf(target);
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const client = new pg.Client({
+    connectionString: maintenance.toString(),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  try {
+    await client.connect();
+    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  } catch (error) {
+    // Another migrate made it meanwhile: as good as made here.
+    if ((error as { code?: unknown }).code === '42P04') return;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StorageOpenError(
+      `could not open DATABASE_URL ${printableUrl(url)}: the database ${name} does not exist at ${addressOf(target)}, and creating it failed (${reason}): create it with createdb -h ${target.hostname || 'localhost'} -p ${target.port || '5432'}${target.username === '' ? '' : ` -U ${decodeURIComponent(target.username)}`} ${name}`,
+      { cause: error },
+    );
+  } finally {
+    await client.end().catch(() => {});
   }
 }
 
