@@ -72,7 +72,7 @@ export async function composeApp(
   }
   const clock = options.clock ?? clockOf(config);
   const metrics = createMetrics();
-  const tracing = config.tracing === undefined ? undefined : createTracing(config.tracing);
+  const tracing = config.tracing === undefined ? undefined : createTracing(config.tracing, logger);
   let storage: Storage;
   try {
     storage = timedStorage(await createStorage(config.storage), metrics, tracing);

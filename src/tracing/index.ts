@@ -1,3 +1,4 @@
+export { EXPORT_TIMEOUT_MS } from './exporter.js';
 export {
   type CallSpans,
   createTracing,

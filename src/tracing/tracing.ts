@@ -10,11 +10,12 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { onAnswer, routeTemplate } from '../http/index.js';
+import type { Logger } from '../log/index.js';
+import { createOtlpExporter, EXPORT_TIMEOUT_MS } from './exporter.js';
 
 /** Where spans go and what the service calls itself in them (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`). */
 export interface TracingOptions {
@@ -82,11 +83,15 @@ export function spanPath(url: string): string {
  * span by route and ends it where every answer, prepared or not, is told (`onAnswer`). Attributes hold
  * the operation and the key id, never a key, a query or a body.
  */
-export function createTracing(options: TracingOptions): Tracing {
+export function createTracing(options: TracingOptions, logger: Logger): Tracing {
   ensureContextManager();
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': options.serviceName }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: options.url }))],
+    spanProcessors: [
+      new BatchSpanProcessor(createOtlpExporter({ url: options.url, logger }), {
+        exportTimeoutMillis: EXPORT_TIMEOUT_MS,
+      }),
+    ],
   });
   const tracer: Tracer = provider.getTracer('petstore');
   const propagator = new W3CTraceContextPropagator();
@@ -146,6 +151,20 @@ export function createTracing(options: TracingOptions): Tracing {
         };
       };
     },
-    shutdown: () => provider.shutdown(),
+    async shutdown() {
+      // The spans still buffered get one export's time; then the stop goes on without them. A failed last
+      // export was logged by the exporter: it never fails the stop.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(resolve, EXPORT_TIMEOUT_MS, 'late');
+      });
+      const stopped = provider.shutdown().then(
+        () => 'done' as const,
+        () => 'failed' as const,
+      );
+      const result = await Promise.race([stopped, late]);
+      clearTimeout(timer);
+      if (result === 'late') logger.warn({ collector: options.url }, 'stopped without the last spans');
+    },
   };
 }

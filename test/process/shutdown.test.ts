@@ -5,7 +5,8 @@ import { connect, createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
 import { Sqlite } from '../../src/storage/index.js';
-import { CLI, type ServerProcess, spawnServer } from '../support/process.js';
+import { EXPORT_TIMEOUT_MS } from '../../src/tracing/index.js';
+import { CLI, freePort, type ServerProcess, spawnServer } from '../support/process.js';
 import { RawConnection, sleep, within } from '../support/raw-http.js';
 import { tempDir } from '../support/server.js';
 
@@ -199,6 +200,28 @@ describe('SIGTERM', () => {
       await sleep(20);
     }
     await assert.rejects(fetch(server.url), 'nothing listens there any more');
+  });
+
+  test('with tracing to a collector that is not there: one warning, and the stop spends at most an export on it', async (t) => {
+    const { dir, remove } = tempDir('petstore-shutdown-otel-');
+    t.after(remove);
+    const server = await spawnServer({
+      DATABASE_URL: `sqlite:${path.join(dir, 'petstore.db')}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    });
+    t.after(() => {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    });
+    for (let i = 0; i < 3; i += 1) await fetch(`${server.url}/healthz`);
+    await waitForOutput(server, /could not export spans to the OTLP collector/);
+    // Spans buffered when the signal comes: their export is the last thing the stop waits for.
+    for (let i = 0; i < 3; i += 1) await fetch(`${server.url}/healthz`);
+    const { exit, elapsed } = await terminate(server);
+    assert.deepEqual(exit, { code: 0, signal: null });
+    assert.ok(elapsed < EXPORT_TIMEOUT_MS + 2_000, `the stop took ${Math.round(elapsed)} ms`);
+    const warnings = server.output.filter((line) => line.includes('could not export spans'));
+    assert.equal(warnings.length, 1, 'one warning, not one a batch');
   });
 
   test('does not wait for idle keep-alive connections', async (t) => {

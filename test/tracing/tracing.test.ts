@@ -3,8 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { MAX_SPAN_PATH } from '../../src/tracing/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EXPORT_TIMEOUT_MS, MAX_SPAN_PATH } from '../../src/tracing/index.js';
+import { eventually } from '../support/assertions.js';
 import { BACKENDS } from '../support/backends.js';
+import { freePort } from '../support/process.js';
 import { RawConnection } from '../support/raw-http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -220,5 +223,55 @@ describe('tracing off', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('a collector that is not there', () => {
+  test('one warning while it is away, one line when it is back, and a stop that does not wait for it', async (t) => {
+    const port = await freePort();
+    // Batches every 50 ms (the SDK's own setting), so that the test sees several exports fail.
+    const delay = process.env.OTEL_BSP_SCHEDULE_DELAY;
+    process.env.OTEL_BSP_SCHEDULE_DELAY = '50';
+    t.after(() => {
+      if (delay === undefined) delete process.env.OTEL_BSP_SCHEDULE_DELAY;
+      else process.env.OTEL_BSP_SCHEDULE_DELAY = delay;
+    });
+    const server = await startTestServer({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
+    const messages = () =>
+      server.logs
+        .map((line) => JSON.parse(line) as { msg: string; level: number })
+        .filter((line) => /OTLP collector/.test(line.msg));
+    for (let round = 0; round < 5; round += 1) {
+      assert.equal((await server.call('/v1/categories')).status, 200);
+      await eventually(`export ${round} failed`, () => messages().length > 0);
+      await sleep(60);
+    }
+    assert.deepEqual(
+      messages().map((line) => `${line.level} ${line.msg}`),
+      ['40 could not export spans to the OTLP collector: dropping them until it answers'],
+      'one warning for all the batches that failed',
+    );
+
+    // The collector comes up on that port: the next batch reaches it, and the log says so once.
+    const receiver = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    });
+    await new Promise<void>((resolve) => receiver.listen(port, '127.0.0.1', resolve));
+    t.after(() => receiver.close());
+    await eventually('exports reach the collector again', async () => {
+      await server.call('/v1/categories');
+      return messages().length === 2;
+    });
+    assert.equal(messages()[1]?.msg, 'exporting spans to the OTLP collector again');
+
+    // Away again, with spans buffered: stopping spends at most one export's time on them.
+    await new Promise((resolve) => receiver.close(resolve));
+    receiver.closeAllConnections();
+    process.env.OTEL_BSP_SCHEDULE_DELAY = '60000';
+    const started = performance.now();
+    await server.close();
+    const took = performance.now() - started;
+    assert.ok(took < EXPORT_TIMEOUT_MS + 2_000, `the stop took ${Math.round(took)} ms`);
   });
 });
