@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../clock/index.js';
 import { type Config, ConfigError, readConfigFile } from '../config/index.js';
 import { type DomainsConfig, ownHosts, parseDomains, startDomains } from '../domains/index.js';
 import { createAuthenticator } from '../keys/index.js';
-import type { Logger } from '../log/index.js';
+import { createOutageLog, type Logger, printableUrl, warnUnlessOutage } from '../log/index.js';
 import { createMetrics, type Metrics, timed } from '../metrics/index.js';
 import { createRateLimiter, createRateLimitStore, type RateLimitStore } from '../ratelimit/index.js';
 import { createStorage, type Storage } from '../storage/index.js';
@@ -75,7 +75,15 @@ export async function composeApp(
   const tracing = config.tracing === undefined ? undefined : createTracing(config.tracing, logger);
   let storage: Storage;
   try {
-    storage = timedStorage(await createStorage(config.storage), metrics, tracing);
+    const outage =
+      config.storage.kind === 'postgres'
+        ? createOutageLog({ logger, dependency: 'PostgreSQL', address: printableUrl(config.storage.url) })
+        : undefined;
+    storage = timedStorage(
+      await createStorage(config.storage, outage === undefined ? {} : { outage }),
+      metrics,
+      tracing,
+    );
   } catch (error) {
     await tracing?.shutdown();
     throw error;
@@ -94,7 +102,9 @@ export async function composeApp(
       onBan: (key, until) => {
         storage.apiKeys
           .recordBan(key.budgetId, new Date(until).toISOString())
-          .catch((error: unknown) => logger.warn({ err: error, keyId: key.id }, 'could not record a ban'));
+          .catch((error: unknown) =>
+            warnUnlessOutage(logger, error, 'could not record a ban', { keyId: key.id }),
+          );
       },
     });
     const authenticator = createAuthenticator({

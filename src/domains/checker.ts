@@ -1,4 +1,4 @@
-import type { Logger } from '../log/index.js';
+import { type Logger, warnUnlessOutage } from '../log/index.js';
 import type { DomainManager } from './manager.js';
 
 /** The re-checks running in one instance. */
@@ -32,7 +32,7 @@ export function startDomainChecks(deps: { manager: DomainManager; logger: Logger
     return pass;
   };
   const timer = setInterval(() => {
-    runNow().catch((error: unknown) => deps.logger.warn({ err: error }, 'custom domain checks failed'));
+    runNow().catch((error: unknown) => warnUnlessOutage(deps.logger, error, 'custom domain checks failed'));
   }, INTERVAL_MS);
   timer.unref();
   return {

@@ -1,4 +1,4 @@
-import type { Logger } from '../log/index.js';
+import { type Logger, warnUnlessOutage } from '../log/index.js';
 import { DOMAIN_STATES, type DomainRecord, type DomainRepository, type DomainState } from './types.js';
 
 /** The stored domains as a request meets them: looked up in memory, never in storage. */
@@ -74,7 +74,9 @@ export function createDomainRegistry(deps: {
     return next;
   }
   const poll = () => {
-    refresh().catch((error: unknown) => logger.warn({ err: error }, 'could not reread the custom domains'));
+    refresh().catch((error: unknown) =>
+      warnUnlessOutage(logger, error, 'could not reread the custom domains'),
+    );
   };
 
   return {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { JSON_CONTENT_TYPE, sendError } from '../http/index.js';
+import { warnUnlessOutage } from '../log/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { localOnly } from './local.js';
 
@@ -48,7 +49,8 @@ export function registerHealth(
         pingWithin(check).then(
           () => 'ok' as const,
           (error: unknown) => {
-            request.log.warn({ err: error, check: check.name }, 'readiness check failed');
+            // A dependency that is away is logged once by its outage log, not once a probe.
+            warnUnlessOutage(request.log, error, 'readiness check failed', { check: check.name });
             return 'unreachable' as const;
           },
         ),

@@ -74,7 +74,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (error instanceof ApiError) return sendError(request, reply, error.code, error.message, error.headers);
   if (isClientAbort(error, request)) return answerClientGone(request, reply);
   if (error instanceof UnavailableError) {
-    request.log.warn({ err: error.cause, reqId: request.id }, error.message);
+    // The outage itself is logged once by storage (OutageLog), not once a request: each is in the access log.
     return sendError(request, reply, 'service_unavailable', `${error.message}; retry shortly`, {
       'retry-after': '1',
     });

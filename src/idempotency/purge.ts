@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/index.js';
-import type { Logger } from '../log/index.js';
+import { type Logger, warnUnlessOutage } from '../log/index.js';
 import type { IdempotencyRepository } from '../storage/index.js';
 import { IDEMPOTENCY_TTL_MS } from './creates.js';
 
@@ -19,7 +19,7 @@ export function startPurging(deps: {
       (count) => {
         if (count > 0) logger.info({ count }, 'purged expired idempotency records');
       },
-      (error: unknown) => logger.warn({ err: error }, 'purging idempotency records failed'),
+      (error: unknown) => warnUnlessOutage(logger, error, 'purging idempotency records failed'),
     );
   };
   purge();

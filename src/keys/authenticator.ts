@@ -1,4 +1,4 @@
-import type { Logger } from '../log/index.js';
+import { type Logger, warnUnlessOutage } from '../log/index.js';
 import { keyDigest, keyEnvironment } from './format.js';
 import type { ApiKeyRecord, ApiKeyRepository, Environment } from './record.js';
 import { createCredentialReloader } from './reloader.js';
@@ -83,7 +83,7 @@ export function createAuthenticator(deps: {
         // Seen as not yet lifted, and the keys reread at the next poll, so it is tried again; the others go on.
         nextUnbans.set(record.id, unbans?.get(record.id) ?? null);
         complete = false;
-        logger.warn({ err: error, keyId: record.id }, 'could not lift a ban; will try again');
+        warnUnlessOutage(logger, error, 'could not lift a ban; will try again', { keyId: record.id });
       }
     }
     unbans = nextUnbans;

@@ -1,4 +1,4 @@
-import type { Logger } from '../log/index.js';
+import { type Logger, warnUnlessOutage } from '../log/index.js';
 
 /** How often a server checks whether credentials changed (DESIGN.md: effective within 5 s). */
 export const KEY_REFRESH_MS = 1_000;
@@ -79,7 +79,9 @@ export function createCredentialReloader(deps: {
     async start() {
       await refresh();
       timer = setInterval(() => {
-        refresh().catch((error: unknown) => logger.warn({ err: error }, `could not refresh ${deps.what}`));
+        refresh().catch((error: unknown) =>
+          warnUnlessOutage(logger, error, `could not refresh ${deps.what}`),
+        );
       }, deps.pollMs ?? KEY_REFRESH_MS);
       timer.unref();
     },

@@ -67,3 +67,4 @@ export function printableUrl(url: string): string {
     return '(not a URL)';
   }
 }
+export { createOutageLog, OUTAGE_REMINDER_MS, type OutageLog, warnUnlessOutage } from './outage.js';

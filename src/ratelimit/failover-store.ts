@@ -1,12 +1,28 @@
-import { ApiError } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
+import { ApiError, UnavailableError } from '../errors/index.js';
+import type { OutageLog } from '../log/index.js';
 import type { BanPolicy, Limits } from './policy.js';
 import type { Decision, RateLimitStore } from './store.js';
 
 /**
+ * Why the shared store (Redis) could not be used, in words rather than its client's (ioredis says "Stream
+ * isn't writeable and enableOfflineQueue options is false" for a connection that is down).
+ */
+export function storeProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message)) return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  if (/Stream isn't writeable|Connection is closed|enableOfflineQueue/.test(message)) return 'not connected';
+  // A command in flight when the connection dropped.
+  if (/max retries per request/.test(message)) return 'connection lost';
+  if (/ETIMEDOUT|timed out|not reachable within|Command timed out/.test(message)) return 'no answer in time';
+  return message;
+}
+
+/**
  * The explicit policy for a shared store that cannot be reached (`RATE_LIMIT_FAIL`):
  * - `open`: serve, counting on this instance alone meanwhile (so every answer still has its headers and a
- *   single instance is still limited); each such request is counted, and logged once a second.
+ *   single instance is still limited); each such request is counted in the metrics.
  * - `closed`: refuse with 503 `service_unavailable`.
  * Never a 500.
  */
@@ -14,31 +30,32 @@ export class FailoverRateLimitStore implements RateLimitStore {
   readonly #primary: RateLimitStore;
   readonly #fallback: RateLimitStore;
   readonly #mode: 'open' | 'closed';
-  readonly #logger: Logger;
+  readonly #outage: OutageLog;
   readonly #failOpen: { inc(): void };
-  #unlogged = 0;
-  #lastLog = 0;
 
   constructor(deps: {
     primary: RateLimitStore;
     fallback: RateLimitStore;
     mode: 'open' | 'closed';
-    logger: Logger;
+    /** Says when the shared store goes away and when it is back, not once a request. */
+    outage: OutageLog;
     /** Counts each request served on this instance's limits alone. */
     failOpenCounter: { inc(): void };
   }) {
     this.#primary = deps.primary;
     this.#fallback = deps.fallback;
     this.#mode = deps.mode;
-    this.#logger = deps.logger;
+    this.#outage = deps.outage;
     this.#failOpen = deps.failOpenCounter;
   }
 
   async hit(subject: string, limits: Limits, now: number, ban: BanPolicy | null): Promise<Decision> {
     try {
-      return await this.#primary.hit(subject, limits, now, ban);
+      const decision = await this.#primary.hit(subject, limits, now, ban);
+      this.#outage.succeeded();
+      return decision;
     } catch (error) {
-      this.#report(error, now);
+      this.#outage.failed(storeProblem(error));
       if (this.#mode === 'closed') {
         throw new ApiError('service_unavailable', 'Rate limiting is unavailable; retry shortly', {
           'retry-after': '1',
@@ -51,9 +68,11 @@ export class FailoverRateLimitStore implements RateLimitStore {
 
   async peek(subject: string, limits: Limits, now: number): Promise<Decision> {
     try {
-      return await this.#primary.peek(subject, limits, now);
+      const decision = await this.#primary.peek(subject, limits, now);
+      this.#outage.succeeded();
+      return decision;
     } catch (error) {
-      this.#report(error, now);
+      this.#outage.failed(storeProblem(error));
       if (this.#mode === 'closed') {
         throw new ApiError('service_unavailable', 'Rate limiting is unavailable; retry shortly', {
           'retry-after': '1',
@@ -63,26 +82,12 @@ export class FailoverRateLimitStore implements RateLimitStore {
     }
   }
 
-  /** Logs the failure at most once a second, with how many requests it affected since the last line. */
-  #report(error: unknown, now: number): void {
-    this.#unlogged += 1;
-    if (now - this.#lastLog < 1_000) return;
-    this.#logger.warn(
-      { err: error, requests: this.#unlogged, policy: this.#mode },
-      this.#mode === 'open'
-        ? "rate-limit store unreachable; serving on this instance's own limits (RATE_LIMIT_FAIL=open)"
-        : 'rate-limit store unreachable; refusing with 503 (RATE_LIMIT_FAIL=closed)',
-    );
-    this.#unlogged = 0;
-    this.#lastLog = now;
-  }
-
   /** A store that is down at start is no reason not to start: the policy covers it, as it would later. */
   async connect(): Promise<void> {
     try {
       await this.#primary.connect();
     } catch (error) {
-      this.#logger.warn({ err: error, policy: this.#mode }, 'rate-limit store unreachable at start');
+      this.#outage.failed(storeProblem(error));
     }
   }
 
@@ -91,8 +96,14 @@ export class FailoverRateLimitStore implements RateLimitStore {
     await this.#primary.unban(subject);
   }
 
-  ping(): Promise<void> {
-    return this.#primary.ping();
+  async ping(): Promise<void> {
+    try {
+      await this.#primary.ping();
+      this.#outage.succeeded();
+    } catch (error) {
+      this.#outage.failed(storeProblem(error));
+      throw new UnavailableError('Redis is unavailable', { cause: error });
+    }
   }
 
   async close(): Promise<void> {

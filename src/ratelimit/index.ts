@@ -1,4 +1,4 @@
-import type { Logger } from '../log/index.js';
+import { createOutageLog, type Logger, printableUrl } from '../log/index.js';
 import { type Metrics, timed } from '../metrics/index.js';
 import type { Tracing } from '../tracing/index.js';
 import { FailoverRateLimitStore } from './failover-store.js';
@@ -31,7 +31,15 @@ export function createRateLimitStore(
     ),
     fallback: new MemoryRateLimitStore(),
     mode: options.fail,
-    logger: deps.logger,
+    outage: createOutageLog({
+      logger: deps.logger,
+      dependency: 'Redis',
+      address: printableUrl(options.url),
+      meanwhile:
+        options.fail === 'open'
+          ? "serving on each instance's own limits (RATE_LIMIT_FAIL=open)"
+          : 'refusing requests with 503 (RATE_LIMIT_FAIL=closed)',
+    }),
     failOpenCounter: deps.metrics.rateLimitFailOpen,
   });
 }

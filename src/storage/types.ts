@@ -11,6 +11,7 @@ import type {
 } from '../contract/index.js';
 import type { DomainRepository } from '../domains/index.js';
 import type { ApiKeyRepository } from '../keys/index.js';
+import type { OutageLog } from '../log/index.js';
 import type { UsageRepository } from '../usage/index.js';
 
 /** Where the service keeps its data: the embedded SQLite file, or PostgreSQL shared by a fleet. */
@@ -30,6 +31,8 @@ export interface OpenOptions {
    * never does: a mistyped name would start it on an empty database.
    */
   createDatabase?: boolean;
+  /** PostgreSQL: told when the database stops answering and when it answers again, for the log. */
+  outage?: OutageLog;
 }
 
 /**

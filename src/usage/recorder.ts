@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/index.js';
-import type { Logger } from '../log/index.js';
+import { type Logger, warnUnlessOutage } from '../log/index.js';
 import type { DayCounts, DeprecatedUsage, UsageBatch, UsageRepository } from './types.js';
 
 /** How often counts reach storage: never a write per request, at most a few seconds behind. */
@@ -116,7 +116,7 @@ export function createUsageRecorder(deps: {
     } catch (error) {
       // Nothing is lost: the counts go back, and the next flush tries again.
       merge(taken);
-      logger.warn({ err: error }, 'could not store key usage; keeping it for the next flush');
+      warnUnlessOutage(logger, error, 'could not store key usage; keeping it for the next flush');
     }
   }
 

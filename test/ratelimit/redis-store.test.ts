@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { ApiError } from '../../src/errors/index.js';
-import { createLogger } from '../../src/log/index.js';
+import { createLogger, createOutageLog } from '../../src/log/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
 import {
   FailoverRateLimitStore,
@@ -177,19 +178,34 @@ describe('when Redis is unreachable', () => {
   const limits = { perMinute: 2, perDay: 100 };
   const unreachable = () => new RedisRateLimitStore({ url: 'redis://127.0.0.1:1', commandTimeoutMs: 200 });
 
-  test("RATE_LIMIT_FAIL=open serves on this instance's own limits, and counts each request", async () => {
+  test("RATE_LIMIT_FAIL=open serves on this instance's own limits, counts each request, and says so once", async () => {
     const metrics = createMetrics();
+    const lines: string[] = [];
+    const captured = createLogger({
+      level: 'info',
+      destination: new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk).trim());
+          done();
+        },
+      }),
+    });
     const store = new FailoverRateLimitStore({
       primary: unreachable(),
       fallback: new MemoryRateLimitStore(),
       mode: 'open',
-      logger,
+      outage: createOutageLog({ logger: captured, dependency: 'Redis', address: 'redis://127.0.0.1:1' }),
       failOpenCounter: metrics.rateLimitFailOpen,
     });
     const kinds = [];
     for (let i = 0; i < 3; i += 1) kinds.push((await store.hit('key:x', limits, Date.now(), null)).kind);
     assert.deepEqual(kinds, ['allowed', 'allowed', 'limited'], 'still limited, per instance');
     assert.equal((await metrics.rateLimitFailOpen.get()).values[0]?.value, 3);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { msg: string }).msg),
+      ['Redis at redis://127.0.0.1:1 is unreachable: not connected'],
+      "one line, in our words rather than the client's, and no stack",
+    );
     await store.close();
   });
 
@@ -198,7 +214,7 @@ describe('when Redis is unreachable', () => {
       primary: unreachable(),
       fallback: new MemoryRateLimitStore(),
       mode: 'closed',
-      logger,
+      outage: createOutageLog({ logger, dependency: 'Redis', address: 'redis://127.0.0.1:1' }),
       failOpenCounter: createMetrics().rateLimitFailOpen,
     });
     await assert.rejects(store.hit('key:x', limits, Date.now(), null), (error: unknown) => {

@@ -4,6 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { printableUrl } from '../../src/log/index.js';
+import { eventually } from '../support/assertions.js';
 import { awaitMinuteRoom } from '../support/backends.js';
 import { type PrivateServer, startPrivatePostgres, startPrivateRedis } from '../support/private-servers.js';
 import { createUnlimitedKey, runCli, type ServerProcess, spawnServer } from '../support/process.js';
@@ -118,6 +120,18 @@ describe('two instances through PostgreSQL and Redis failures', () => {
     await Promise.all(workers);
 
     assert.ok(slowest.has(503), 'the outage was answered 503');
+    // Each instance said the outage began and ended, once each, without a stack.
+    for (const server of servers) {
+      const said = server.output.filter((line) => line.includes('"dependency":"PostgreSQL"'));
+      assert.deepEqual(
+        said.map((line) => (JSON.parse(line) as { msg: string }).msg.replace(/: .*/, '')),
+        [
+          `PostgreSQL at ${printableUrl(env.DATABASE_URL as string)} is unreachable`,
+          `PostgreSQL at ${printableUrl(env.DATABASE_URL as string)} is reachable again`,
+        ],
+      );
+      assert.ok(!server.output.some((line) => line.includes('"stack"')), 'no stack trace for an outage');
+    }
     for (const [status, ms] of slowest) {
       assert.ok(ms < 8_000, `an answer ${status} took ${ms} ms: past the database's bounds`);
     }
@@ -159,6 +173,22 @@ describe('two instances through PostgreSQL and Redis failures', () => {
       }
     } finally {
       await redis.start();
+    }
+    for (const server of servers) {
+      // Its next request that reaches Redis says it is back.
+      await eventually('the instance says Redis is back', async () => {
+        await request(`${server.url}/v1/categories`, { headers: auth() });
+        return server.output.some(
+          (line) => line.includes('"dependency":"Redis"') && line.includes('reachable again'),
+        );
+      });
+      const said = server.output.filter((line) => line.includes('"dependency":"Redis"'));
+      assert.equal(said.length, 2, said.join('\n'));
+      assert.match(
+        said[0] ?? '',
+        /Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable: (connection refused|not connected|connection lost);/,
+      );
+      assert.ok(!server.output.some((line) => line.includes('"stack"')), 'no stack trace for an outage');
     }
     // Back: a key of 20 a minute gets exactly 20 across both instances, whatever the other one counted.
     const client = new Redis(redis.url);

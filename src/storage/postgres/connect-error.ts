@@ -55,6 +55,20 @@ function problemOf(error: unknown, url: URL): string | undefined {
 }
 
 /**
+ * Why PostgreSQL at `url` could not be used, in words, for the log line of an outage: what `connectionError`
+ * would say, or the driver's own message (a connection lost mid-query, a query that timed out).
+ */
+export function unavailableReason(error: unknown, url: string): string {
+  let problem: string | undefined;
+  try {
+    problem = problemOf(error, new URL(url));
+  } catch {
+    problem = undefined;
+  }
+  return problem ?? (error instanceof Error ? error.message : String(error));
+}
+
+/**
  * The error to stop a start with when PostgreSQL could not be opened: one line naming DATABASE_URL (its
  * password hidden), what failed and what to check, or the error itself when it is not a connection's.
  */

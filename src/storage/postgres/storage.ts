@@ -12,7 +12,13 @@ import { postgresAdminTokens } from './admin-tokens.js';
 import { postgresApiKeys } from './api-keys.js';
 import { postgresAudit } from './audit.js';
 import { postgresCategories } from './categories.js';
-import { addressOf, connectionError, databaseOf, StorageOpenError } from './connect-error.js';
+import {
+  addressOf,
+  connectionError,
+  databaseOf,
+  StorageOpenError,
+  unavailableReason,
+} from './connect-error.js';
 import { postgresDomains } from './domains.js';
 import { PostgresGroupCommit } from './group-commit.js';
 import { postgresIdempotency } from './idempotency.js';
@@ -152,7 +158,13 @@ export async function createPostgresStorage(
     createPet: pets.insert,
     placeOrder: orders.insert,
   };
-  const units = reportingUnavailable<Pick<Storage, 'create' | 'ping'>>({
+  // Every call says whether the database answered: its outages are logged once, not once a call.
+  const availability = {
+    failed: (error: unknown) => options.outage?.failed(unavailableReason(error, options.url)),
+    succeeded: () => options.outage?.succeeded(),
+  };
+  const guarded = <T extends object>(target: T) => reportingUnavailable(target, availability);
+  const units = guarded<Pick<Storage, 'create' | 'ping'>>({
     async create(operation, input, keep) {
       const insert = inserts[operation] as (
         db: Queryable,
@@ -174,7 +186,6 @@ export async function createPostgresStorage(
       await pool.query('SELECT 1');
     },
   });
-  const guarded = reportingUnavailable;
   return {
     kind: 'postgres',
     migrationsApplied: applied,

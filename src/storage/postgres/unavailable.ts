@@ -29,19 +29,33 @@ export function isUnavailable(error: unknown): boolean {
   return DRIVER_MESSAGES.test(error.message);
 }
 
+/** Told of every call: whether the database answered, or could not be reached and why (an `OutageLog`). */
+export interface Availability {
+  failed(error: unknown): void;
+  succeeded(): void;
+}
+
 /**
  * `target` with every method's failures to reach the database turned into `UnavailableError`, which the
  * API answers 503 `service_unavailable` (with `Retry-After`) instead of a 500. Other errors pass as they are.
+ * `availability` hears of each call that reached the database and each that could not.
  */
-export function reportingUnavailable<T extends object>(target: T): T {
+export function reportingUnavailable<T extends object>(target: T, availability?: Availability): T {
   const wrapped = { ...target } as Record<string, unknown>;
   for (const [name, value] of Object.entries(target)) {
     if (typeof value !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {
       try {
-        return await (value as (...args: unknown[]) => Promise<unknown>).apply(target, args);
+        const result = await (value as (...args: unknown[]) => Promise<unknown>).apply(target, args);
+        availability?.succeeded();
+        return result;
       } catch (error) {
-        if (isUnavailable(error)) throw new UnavailableError('The database is unavailable', { cause: error });
+        if (isUnavailable(error)) {
+          availability?.failed(error);
+          throw new UnavailableError('The database is unavailable', { cause: error });
+        }
+        // The database answered, if only to refuse.
+        availability?.succeeded();
         throw error;
       }
     };
