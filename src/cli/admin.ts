@@ -1,5 +1,5 @@
 import { createAdminTokenManager } from '../admin/index.js';
-import type { Config } from '../config/index.js';
+import { type Config, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
 import { KeyInputError } from '../keys/index.js';
 import { parseOptions, UsageError } from './args.js';
 import { jsonLine, printable } from './output.js';
@@ -12,13 +12,19 @@ export const ADMIN_TOKENS_USAGE = `Usage:
 
 An admin token (ps_admin_…) authenticates software to the admin API under /admin/v1 (its document is at
 /admin/openapi.json). It is printed once, at creation: only its digest is stored. A revoked token is
-refused by every server within 5 seconds. Each change is audited.`;
+refused by every server within 5 seconds. Each change is audited.
+
+Reads:
+${settingsHelp(STORAGE_SETTINGS)}`;
 
 export const AUDIT_USAGE = `Usage:
   petstore audit list [--target ID] [--after ID] [--limit N] [--json]
 
 Every change to API keys and admin tokens, oldest first: when, who (an admin token id, or cli), what, to
-which id, and what changed. Never a key or a token.`;
+which id, and what changed. Never a key or a token.
+
+Reads:
+${settingsHelp(STORAGE_SETTINGS)}`;
 
 const TOKEN_OPTIONS = {
   create: { name: { type: 'string' }, json: { type: 'boolean' } },

@@ -2,7 +2,7 @@ import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { CLI_ACTOR } from '../audit/index.js';
 import { systemClock } from '../clock/index.js';
-import type { Config } from '../config/index.js';
+import { type Config, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
 import {
   checkDepsOf,
   createDomainManager,
@@ -38,7 +38,20 @@ away) and certificate_failed (no certificate 30 minutes after verification). sta
 and the fix; verify checks now (a new 30 minutes for the certificate), and for a domain not added, checks
 its DNS once and records nothing. remove stops serving it and issuing certificates for it on every server
 at once. --json prints the same object the admin API returns.
-Exit codes: 0 done (verify: verified or active), 1 not (or not found), 2 wrong arguments.`;
+Exit codes: 0 done (verify: verified or active), 1 not (or not found), 2 wrong arguments.
+
+Reads:
+${settingsHelp([
+  ...STORAGE_SETTINGS,
+  'DOMAINS_TARGET',
+  'DOMAINS_CA',
+  'DOMAINS_REQUIRE_TXT',
+  'DNS_RESOLVER',
+  'TLS_CHECK_ADDRESS',
+  'HOST',
+  'PETSTORE_PRODUCTION_URL',
+  'PETSTORE_STAGING_URL',
+])}`;
 
 /** `--wait` without seconds waits this long: DNS changes usually propagate within minutes. */
 const DEFAULT_WAIT_SECONDS = 300;

@@ -1,4 +1,4 @@
-import type { Config } from '../config/index.js';
+import { type Config, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
 import { SCOPES, type Scope } from '../contract/index.js';
 import {
   type ApiKeyRecord,
@@ -34,7 +34,10 @@ plan's limits. Scopes: ${SCOPES.join(', ')} (every one by default). Names are 1 
 without control characters. Durations are a whole number and s, m, h or d (0 for none).
 A key is printed once, when it is created or rotated: only its digest is stored. A rotated key keeps working
 for the grace period (default 0: it stops at once), then is refused; the two share one rate-limit budget.
-The commands use the database a server made (DATABASE_URL) and never create one; each change is audited.`;
+The commands use the database a server made (DATABASE_URL) and never create one; each change is audited.
+
+Reads:
+${settingsHelp([...STORAGE_SETTINGS, 'PETSTORE_ENV'])}`;
 
 const OPTIONS = {
   create: {

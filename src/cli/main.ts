@@ -2,27 +2,41 @@
 // The flag: on Node 20, a server whose young generation stays at V8's default size can settle into a state
 // where scavenges copy most of each turn's objects: about 1.7x the CPU per request on the category list, in
 // 4 of 6 fresh processes here, against none of 5 with 32 MiB semi-spaces (README, "Durability and speed").
-import { ConfigError, loadConfig, packageVersion } from '../config/index.js';
+import {
+  ConfigError,
+  loadConfig,
+  packageVersion,
+  SETTING_NAMES,
+  STORAGE_SETTINGS,
+  settingsHelp,
+} from '../config/index.js';
 import { createStorage } from '../storage/index.js';
 import { ADMIN_TOKENS_USAGE, AUDIT_USAGE, adminTokensCommand, auditCommand } from './admin.js';
 import { UsageError, wantsHelp } from './args.js';
+import { CONFIG_USAGE, configCommand } from './config.js';
 import { DOMAINS_USAGE, domainsCommand } from './domains.js';
 import { KEYS_USAGE, keysCommand } from './keys.js';
 import { serve } from './serve.js';
 
 const SERVE_USAGE = `Usage: petstore serve
 
-Starts the HTTP API (the default command). Configured by environment variables: PORT, HOST, DATABASE_URL,
-DATABASE_POOL_SIZE, REDIS_URL, REDIS_PREFIX, RATE_LIMIT_FAIL, PETSTORE_ENV, PETSTORE_PRODUCTION_URL,
-PETSTORE_STAGING_URL, PETSTORE_CONFIG, TRUST_PROXY, LOG_LEVEL (see README.md). With DATABASE_URL unset the
-data is in data/petstore.db beside the package, created on first start with one API key, printed once.`;
+Starts the HTTP API (the default command) and serves until SIGTERM or SIGINT, which drain it. With
+DATABASE_URL unset the data is in petstore.db in the data directory, created on the first start with one API
+key, shown once (on the terminal, or in first-api-key.txt there). 'petstore config' prints every setting in
+effect and where it comes from.
+
+Reads:
+${settingsHelp(SETTING_NAMES)}`;
 
 const MIGRATE_USAGE = `Usage: petstore migrate
 
 Creates the database of DATABASE_URL if needed and brings its schema up to date, then exits (servers also
 bring the schema up to date at start; concurrent runs are safe). On PostgreSQL the database is created with
 CREATE DATABASE as the URL's user, connected to the server's postgres database; a user without that right
-gets the createdb command to run instead. A server never creates a PostgreSQL database.`;
+gets the createdb command to run instead. A server never creates a PostgreSQL database.
+
+Reads:
+${settingsHelp(STORAGE_SETTINGS)}`;
 
 const USAGE = `Usage: petstore <command> [--help]
 
@@ -33,6 +47,7 @@ Commands:
   admin-tokens Manage the tokens of the admin API: create, list, revoke
   audit        List the changes made to keys and admin tokens
   domains      Add, check, show and remove custom domains
+  config       Print every setting in effect and where it comes from
   help         Show this message, or a command's: petstore help keys
   --version    Print the version
 
@@ -45,6 +60,7 @@ const COMMAND_USAGE: Record<string, string> = {
   keys: KEYS_USAGE,
   'admin-tokens': ADMIN_TOKENS_USAGE,
   audit: AUDIT_USAGE,
+  config: CONFIG_USAGE,
   domains: DOMAINS_USAGE,
 };
 
@@ -81,6 +97,8 @@ async function main(argv: string[]): Promise<number> {
       return auditCommand(rest, loadConfig(), process.stdout);
     case 'domains':
       return domainsCommand(rest, loadConfig(), process.stdout);
+    case 'config':
+      return configCommand(rest, process.stdout);
     case 'migrate': {
       if (rest.length > 0) throw new UsageError(`migrate takes no arguments: ${rest.join(' ')}`, 'migrate');
       const storage = await createStorage(loadConfig().storage, { createDatabase: true });

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import type { RateLimitPolicy } from '../ratelimit/index.js';
 import type { DeprecationPolicy } from '../versioning/index.js';
@@ -89,11 +90,57 @@ export function readConfigFile(file: string): { value: ConfigFile; problems: str
       problems: [`PETSTORE_CONFIG ${file} cannot be read as JSON: ${(error as Error).message}`],
     };
   }
-  const problems = [...Value.Errors(FileSchema, parsed)].map(
-    (error) => `PETSTORE_CONFIG ${file}: ${error.path || '/'} ${error.message}`,
-  );
+  // One problem a field: TypeBox reports a missing field once as missing and again as not a number.
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const error of Value.Errors(FileSchema, parsed)) {
+    const field = fieldOf(error.path);
+    if (seen.has(field)) continue;
+    seen.add(field);
+    problems.push(`PETSTORE_CONFIG ${file}: ${describeFileError(error, field)}`);
+  }
   if (problems.length === 0) problems.push(...limitProblems(file, parsed as ConfigFile));
   return { value: problems.length === 0 ? (parsed as ConfigFile) : {}, problems };
+}
+
+/** A JSON pointer as the README names fields: `/plans/prro` is `plans.prro`. */
+function fieldOf(pointer: string): string {
+  return pointer.replace(/^\//, '').replaceAll('/', '.') || 'the file';
+}
+
+/**
+ * One problem of the file in words: the field, what it must be and what it is. An unknown field lists the
+ * fields that are known there, so that `plans.prro` says which plans there are.
+ */
+function describeFileError(error: ValueError, field: string): string {
+  const schema = error.schema as { properties?: Record<string, unknown>; minimum?: number; maximum?: number };
+  const got = JSON.stringify(error.value);
+  switch (error.type) {
+    case ValueErrorType.ObjectAdditionalProperties: {
+      const parent = field.includes('.') ? field.slice(0, field.lastIndexOf('.')) : 'the file';
+      const known = Object.keys(schema.properties ?? {});
+      const plans = parent === 'plans' ? ' (enterprise limits are set per key)' : '';
+      return `${field} is not a setting: ${parent} takes ${known.join(', ')}${plans}`;
+    }
+    case ValueErrorType.ObjectRequiredProperty:
+      return `${field} is required`;
+    case ValueErrorType.Integer:
+      return `${field} must be a whole number (got ${got})`;
+    case ValueErrorType.IntegerMinimum:
+      return `${field} must be at least ${schema.minimum} (got ${got})`;
+    case ValueErrorType.IntegerMaximum:
+      return `${field} must be at most ${schema.maximum} (got ${got})`;
+    case ValueErrorType.Object:
+      return `${field} must be an object (got ${got})`;
+    case ValueErrorType.String:
+      return `${field} must be a string (got ${got})`;
+    case ValueErrorType.StringPattern:
+      return `${field} has an invalid format (got ${got})`;
+    case ValueErrorType.Array:
+      return `${field} must be a list (got ${got})`;
+    default:
+      return `${field}: ${error.message} (got ${got})`;
+  }
 }
 
 /** A day holds every minute of it: a day limit below the minute limit is a typo, not a policy. */

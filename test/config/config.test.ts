@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { ConfigError, loadConfig, SETTING_NAMES, type Setting } from '../../src/config/index.js';
 import { runCli } from '../support/process.js';
 import { tempDir } from '../support/server.js';
 
@@ -19,6 +19,7 @@ describe('configuration', () => {
         file: fileURLToPath(new URL('../../../data/petstore.db', import.meta.url)),
         isDefault: true,
       },
+      dataDir: fileURLToPath(new URL('../../../data', import.meta.url)),
       publicUrls: { production: undefined, staging: undefined },
       logLevel: 'info',
       accessLog: true,
@@ -162,6 +163,30 @@ describe('configuration', () => {
       );
     });
 
+    test('each problem once, naming the file and the field, and an unknown field lists the known ones', () => {
+      const load = withFile(
+        'typos.json',
+        JSON.stringify({
+          plans: { prro: { perMinute: 1, perDay: 2 } },
+          anonymous: { perMinute: 0 },
+          ban: { after: 'x' },
+          bogus: 1,
+        }),
+      );
+      const file = path.join(dir, 'typos.json');
+      assert.throws(load, (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(error.message.replace('Invalid configuration: ', '').split('; ').sort(), [
+          `PETSTORE_CONFIG ${file}: anonymous.perDay is required`,
+          `PETSTORE_CONFIG ${file}: anonymous.perMinute must be at least 1 (got 0)`,
+          `PETSTORE_CONFIG ${file}: ban.after must be a whole number (got "x")`,
+          `PETSTORE_CONFIG ${file}: bogus is not a setting: the file takes plans, anonymous, admin, deprecation, ban, domains`,
+          `PETSTORE_CONFIG ${file}: plans.prro is not a setting: plans takes free, pro, business (enterprise limits are set per key)`,
+        ]);
+        return true;
+      });
+    });
+
     test('a day limit below the minute limit is refused, naming the field', () => {
       const load = withFile(
         'limits.json',
@@ -188,6 +213,74 @@ describe('configuration', () => {
     const result = await runCli(['serve'], { PORT: 'abc' });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /PORT must be a TCP port, 0 to 65535 \(got "abc"\)/);
+  });
+
+  test('petstore config prints every setting, its value and its source, with passwords hidden', async () => {
+    const { dir, remove } = tempDir('petstore-config-command-');
+    try {
+      const file = path.join(dir, 'petstore.json');
+      writeFileSync(file, JSON.stringify({ plans: { free: { perMinute: 5, perDay: 50 } } }));
+      const env = {
+        DATABASE_URL: 'postgres://app:s3cret@db.example:5432/petstore',
+        REDIS_URL: 'redis://:hunter2@cache.example:6379',
+        PORT: '9090',
+        PETSTORE_CONFIG: file,
+      };
+      const json = await runCli(['config', '--json'], env);
+      assert.equal(json.code, 0, json.stderr);
+      const settings = (JSON.parse(json.stdout) as { settings: Setting[] }).settings;
+      const named = Object.fromEntries(settings.map((setting) => [setting.name, setting]));
+      assert.deepEqual(
+        settings.slice(0, SETTING_NAMES.length).map((setting) => setting.name),
+        [...SETTING_NAMES],
+        'every variable, in order',
+      );
+      assert.deepEqual(
+        ['DATABASE_URL', 'REDIS_URL', 'PORT', 'HOST', 'CORS_ORIGINS', 'plans.free', 'plans.pro'].map(
+          (name) => [name, named[name]?.value, named[name]?.source],
+        ),
+        [
+          ['DATABASE_URL', 'postgres://app:***@db.example:5432/petstore', 'env'],
+          ['REDIS_URL', 'redis://:***@cache.example:6379', 'env'],
+          ['PORT', '9090', 'env'],
+          ['HOST', '127.0.0.1', 'default'],
+          ['CORS_ORIGINS', null, 'unset'],
+          ['plans.free', '5 a minute, 50 a day', 'file'],
+          ['plans.pro', '300 a minute, 10000 a day', 'default'],
+        ],
+      );
+      const table = await runCli(['config'], env);
+      assert.equal(table.code, 0);
+      assert.match(table.stdout, /^DATABASE_URL +postgres:\/\/app:\*\*\*@db\.example:5432\/petstore +env$/m);
+      assert.doesNotMatch(`${json.stdout}${table.stdout}`, /s3cret|hunter2/);
+      const refused = await runCli(['config'], { PORT: 'abc' });
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /PORT must be a TCP port/);
+    } finally {
+      remove();
+    }
+  });
+
+  test('each command says in --help what it reads; serve and config name every variable', async () => {
+    for (const command of ['serve', 'config']) {
+      const help = (await runCli([command, '--help'], {})).stdout;
+      for (const name of SETTING_NAMES)
+        assert.match(help, new RegExp(`^  ${name} `, 'm'), `${command}: ${name}`);
+    }
+    for (const [command, names] of [
+      ['migrate', ['DATABASE_URL', 'PETSTORE_DATA_DIR']],
+      ['keys', ['DATABASE_URL', 'PETSTORE_ENV']],
+      ['admin-tokens', ['DATABASE_URL']],
+      ['audit', ['DATABASE_URL']],
+      [
+        'domains',
+        ['DATABASE_URL', 'DOMAINS_TARGET', 'DOMAINS_REQUIRE_TXT', 'DNS_RESOLVER', 'TLS_CHECK_ADDRESS'],
+      ],
+    ] as const) {
+      const help = (await runCli([command, '--help'], {})).stdout;
+      assert.match(help, /\nReads:\n/, command);
+      for (const name of names) assert.match(help, new RegExp(`^  ${name} `, 'm'), `${command}: ${name}`);
+    }
   });
 
   test('unknown commands exit 2 with one line pointing at the usage', async () => {
