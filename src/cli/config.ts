@@ -1,4 +1,5 @@
 import { describeSettings, SETTING_NAMES, settingsHelp } from '../config/index.js';
+import { printableUrl } from '../log/index.js';
 import { parseOptions, UsageError } from './args.js';
 import { jsonLine, printable } from './output.js';
 
@@ -20,7 +21,10 @@ export function configCommand(args: string[], out: NodeJS.WritableStream): numbe
   const { values, positionals } = parseOptions(args, { json: { type: 'boolean' } }, 'config');
   if (positionals.length > 0)
     throw new UsageError(`config takes no arguments: ${positionals.join(' ')}`, 'config');
-  const settings = describeSettings();
+  // Passwords in URLs never reach the terminal.
+  const settings = describeSettings().map((setting) =>
+    setting.url && setting.value !== null ? { ...setting, value: printableUrl(setting.value) } : setting,
+  );
   if (values.json === true) {
     out.write(jsonLine({ settings }));
     return 0;

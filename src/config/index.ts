@@ -3,7 +3,6 @@ import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import type { DomainCheckOptions, DomainsFile } from '../domains/index.js';
 import type { Environment } from '../keys/index.js';
-import { printableUrl } from '../log/index.js';
 import type { RateLimitPolicy, RateLimitStoreOptions } from '../ratelimit/index.js';
 import type { StorageConfig } from '../storage/index.js';
 import type { TracingOptions } from '../tracing/index.js';
@@ -218,13 +217,13 @@ function checkPostgresUrl(url: string): string {
   }
   if (parsed.pathname.replace(/^\//, '') === '') {
     throw new ConfigError(
-      `Invalid configuration: DATABASE_URL names no database (${printableUrl(url)}): add its name after the host, as postgres://user@host:5432/petstore`,
+      `Invalid configuration: DATABASE_URL names no database (it ends at ${parsed.host}): add its name after the host, as postgres://user@host:5432/petstore`,
     );
   }
   return url;
 }
 
-/** Variables whose values may hold a password: shown as URLs with it hidden. */
+/** Variables whose values are URLs, which may hold a password: whoever prints them hides it. */
 const URL_SETTINGS = new Set<string>([
   'DATABASE_URL',
   'REDIS_URL',
@@ -234,8 +233,9 @@ const URL_SETTINGS = new Set<string>([
 
 /**
  * Every setting in effect, with where its value came from, as `petstore config` prints it: each environment
- * variable (its value, the default, or what stands in for it), then what the config file may set. Passwords
- * in URLs are hidden. Loads the configuration first, so an invalid one is refused as a start would refuse it.
+ * variable (its value, the default, or what stands in for it), then what the config file may set. Values
+ * are as given: whoever prints one marked `url` hides its password. Loads the configuration first, so an
+ * invalid one is refused as a start would refuse it.
  * @throws ConfigError
  */
 export function describeSettings(source: NodeJS.ProcessEnv = process.env): Setting[] {
@@ -254,9 +254,10 @@ export function describeSettings(source: NodeJS.ProcessEnv = process.env): Setti
     const fallback = defaultOf(name) ?? derived[name];
     return {
       name,
-      value: value === undefined ? (fallback ?? null) : URL_SETTINGS.has(name) ? printableUrl(value) : value,
+      value: value ?? fallback ?? null,
       source: value !== undefined ? 'env' : fallback !== undefined ? 'default' : 'unset',
       description: descriptionOf(name),
+      url: URL_SETTINGS.has(name),
     };
   });
   const file = config.configFile === undefined ? {} : readConfigFile(config.configFile).value;
@@ -268,6 +269,7 @@ export function describeSettings(source: NodeJS.ProcessEnv = process.env): Setti
     value,
     source: present ? 'file' : 'default',
     description,
+    url: false,
   });
   settings.push(
     ...(['free', 'pro', 'business'] as const).map((plan) =>

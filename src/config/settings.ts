@@ -3,12 +3,14 @@ import { type Env, EnvSchema } from './env.js';
 /** One setting as `petstore config` shows it: its value in effect and where that value came from. */
 export interface Setting {
   name: string;
-  /** The value in effect, passwords hidden; null when unset and nothing stands in for it. */
+  /** The value in effect; null when unset and nothing stands in for it. */
   value: string | null;
   /** `env`: the environment; `file`: the PETSTORE_CONFIG file; `default`: the service's own. */
   source: 'env' | 'file' | 'default' | 'unset';
   /** What it takes, as errors about it say. */
   description: string;
+  /** A URL, which may hold a password: hide it when printing (`printableUrl`). */
+  url: boolean;
 }
 
 /** Every environment variable of the service, in the order of its schema. */

@@ -250,7 +250,7 @@ describe('DATABASE_URL: a URL without a database is refused, and what fails to o
     const cases: [string, RegExp][] = [
       [
         local('postgres', ''),
-        /^Invalid configuration: DATABASE_URL names no database \(postgres:\/\/postgres@[^)]+\/\): add its name after the host, as postgres:\/\/user@host:5432\/petstore\n$/,
+        /^Invalid configuration: DATABASE_URL names no database \(it ends at [^)]+\): add its name after the host, as postgres:\/\/user@host:5432\/petstore\n$/,
       ],
       [
         `postgres://postgres:s3cret@127.0.0.1:${closed}/petstore`,
