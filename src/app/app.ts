@@ -138,7 +138,10 @@ const API_STAGES: readonly Stage<OperationHandlers>[] = [
         countDecisions(metrics, (request) => request.apiKey !== null),
       ),
   },
-  { does: 'refuses a request without a valid key with 401', register: (scope) => requireApiKey(scope) },
+  {
+    does: 'refuses a request without a valid key with 401',
+    register: (scope, { config }) => requireApiKey(scope, config.env),
+  },
   {
     does: "refuses a key without the operation's scope with 403",
     register: (scope) => requireScope(scope),

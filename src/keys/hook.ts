@@ -3,14 +3,17 @@ import type { Clock } from '../clock/index.js';
 import type { Scope } from '../contract/index.js';
 import { hookList, type RouteConfig, sendError } from '../http/index.js';
 import type { Authentication, Authenticator } from './authenticator.js';
-import type { ApiKeyRecord } from './record.js';
+import type { ApiKeyRecord, Environment } from './record.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated API key, or null when the request has none that is valid. */
     apiKey: ApiKeyRecord | null;
-    /** Why a request has no valid key: none was sent, the one sent was refused, or it expired. */
-    credentialProblem: 'missing' | 'invalid' | 'expired' | null;
+    /**
+     * Why a request has no valid key: none was sent, the one sent was refused, it is a key of the other
+     * environment, or it expired.
+     */
+    credentialProblem: 'missing' | 'invalid' | 'other_environment' | 'expired' | null;
     /** The key that was sent when it is one of ours but expired: its usage still counts. */
     expiredKey: ApiKeyRecord | null;
   }
@@ -69,7 +72,7 @@ export function identifyCaller(
       request.credentialProblem = 'expired';
       request.expiredKey = result.key;
     } else {
-      request.credentialProblem = 'invalid';
+      request.credentialProblem = result.reason === 'other_environment' ? 'other_environment' : 'invalid';
     }
   };
   app.addHook('onRequest', (request, _reply, done) => {
@@ -99,17 +102,29 @@ export function identifyCaller(
   });
 }
 
+/** The words for a key of the other environment: its prefix says which it is, to anyone who reads it. */
+const OTHER_ENVIRONMENT: Record<Environment, string> = {
+  production:
+    'The API key is a staging key (ps_test_) and this is the production API: use a production key (ps_live_)',
+  staging:
+    'The API key is a production key (ps_live_) and this is the staging API: use a staging key (ps_test_)',
+};
+
 /**
  * Refuses every request of the scope that has no valid key with 401. A refused key gets one code whatever
  * the reason (unknown, revoked, malformed, other environment): the answer is no oracle for which part failed.
- * An expired key is told so, as only the holder of a real key of ours can learn it.
+ * A key of the other environment is told so, since its own prefix says it; an expired key too, as only the
+ * holder of a real key of ours can learn it.
  */
-export function requireApiKey(app: FastifyInstance): void {
+export function requireApiKey(app: FastifyInstance, env: Environment): void {
+  const otherEnvironment = OTHER_ENVIRONMENT[env];
   app.addHook('onRequest', (request, reply, done) => {
     if (request.apiKey !== null) {
       done();
     } else if (request.credentialProblem === 'invalid') {
       sendError(request, reply, 'invalid_api_key', 'The API key is not valid', INVALID_CHALLENGE);
+    } else if (request.credentialProblem === 'other_environment') {
+      sendError(request, reply, 'invalid_api_key', otherEnvironment, INVALID_CHALLENGE);
     } else if (request.credentialProblem === 'expired') {
       const at = request.expiredKey?.expiresAt ?? '';
       const message = `The API key expired at ${at}; use its successor or ask for a new key`;

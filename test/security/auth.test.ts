@@ -87,7 +87,7 @@ for (const backend of BACKENDS) {
       }
     });
 
-    test('a staging server accepts staging keys and refuses production keys', async () => {
+    test('a staging server accepts staging keys and refuses production keys, saying which is which', async () => {
       const staging = await startTestServer({ PETSTORE_ENV: 'staging' }, { backend });
       try {
         assert.match(staging.key, /^ps_test_/);
@@ -96,6 +96,18 @@ for (const backend of BACKENDS) {
           headers: { authorization: `Bearer ${server.key}` },
         });
         assertError(live, 401, 'invalid_api_key');
+        assert.equal(
+          (live.body as { message: string }).message,
+          'The API key is a production key (ps_live_) and this is the staging API: use a staging key (ps_test_)',
+        );
+        const test = await server.call('/v1/categories', {
+          headers: { authorization: `Bearer ${staging.key}` },
+        });
+        assertError(test, 401, 'invalid_api_key');
+        assert.equal(
+          (test.body as { message: string }).message,
+          'The API key is a staging key (ps_test_) and this is the production API: use a production key (ps_live_)',
+        );
       } finally {
         await staging.close();
       }
