@@ -22,7 +22,7 @@ export {
   type Scope,
   type UsageDay,
 } from './keys.js';
-export { buildOpenApiDocument } from './openapi.js';
+export { API_VERSION, buildOpenApiDocument } from './openapi.js';
 export { OPERATIONS, type Operation, type OperationId } from './operations.js';
 export {
   Category,

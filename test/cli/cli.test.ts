@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import pg from 'pg';
+import { API_VERSION } from '../../src/contract/index.js';
 import { createTestDatabase, POSTGRES_ADMIN_URL, REDIS_URL } from '../support/backends.js';
 import { CLI, freePort, packageCopy, runCli, spawnServer } from '../support/process.js';
 import { request, tempDir } from '../support/server.js';
@@ -11,10 +12,14 @@ import { request, tempDir } from '../support/server.js';
 const KEY = /ps_live_[0-9A-Za-z]{32}/g;
 
 describe('petstore: version, help and wrong arguments', () => {
-  test('--version prints the version of the package', async () => {
+  test("--version prints the version, which is the API document's and the newest in the changelog", async () => {
     const { version } = JSON.parse(
       readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
     ) as { version: string };
+    // One version story: a release of the service is a release of its API.
+    assert.equal(version, API_VERSION, 'package.json and the document say the same version');
+    const changelog = readFileSync(new URL('../../../CHANGELOG.md', import.meta.url), 'utf8');
+    assert.equal(/^## (\S+)/m.exec(changelog)?.[1], version, 'the newest changelog entry is this version');
     for (const flag of ['--version', '-v', 'version']) {
       const result = await runCli([flag], {});
       assert.equal(result.code, 0);
