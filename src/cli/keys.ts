@@ -26,14 +26,16 @@ export const KEYS_USAGE = `Usage:
   petstore keys list [--json]
   petstore keys show <id> [--json]
   petstore keys rotate <id> [--grace 24h] [--json]
+  petstore keys expire <id>
   petstore keys revoke <id>
   petstore keys unban <id>
 
 Enterprise keys need both --per-minute and --per-day (a day at least a minute); other plans use their
 plan's limits. Scopes: ${SCOPES.join(', ')} (every one by default). Names are 1 to 100 characters
-without control characters. Durations are a whole number and s, m, h or d (0 for none).
+without control or invisible characters. Durations are a whole number and s, m, h or d (0 for none).
 A key is printed once, when it is created or rotated: only its digest is stored. A rotated key keeps working
 for the grace period (default 0: it stops at once), then is refused; the two share one rate-limit budget.
+A key is rotated once. expire ends a key now (and a rotated key's grace with it); revoke refuses it for good.
 The commands use the database a server made (DATABASE_URL) and never create one; each change is audited.
 
 Reads:
@@ -53,6 +55,7 @@ const OPTIONS = {
   list: { json: { type: 'boolean' } },
   show: { json: { type: 'boolean' } },
   rotate: { grace: { type: 'string' }, json: { type: 'boolean' } },
+  expire: {},
   revoke: {},
   unban: {},
 } as const;
@@ -94,7 +97,9 @@ function row(key: ReturnType<typeof keyView>): string {
             ? `active until ${key.expiresAt}`
             : 'active';
   const scopes = key.scopes.length === SCOPES.length ? '' : `  scopes ${key.scopes.join(',')}`;
-  return `${key.id}  ${key.prefix}…  ${key.plan}${limits}  ${key.env}  "${printable(key.name)}"  created ${key.createdAt}  ${state}${scopes}\n`;
+  const successor = key.replacedBy === null ? '' : `  replaced by ${key.replacedBy}`;
+  const used = `  last used ${key.lastUsedAt ?? 'never'}`;
+  return `${key.id}  ${key.prefix}…  ${key.plan}${limits}  ${key.env}  "${printable(key.name)}"  created ${key.createdAt}  ${state}${successor}${used}${scopes}\n`;
 }
 
 /** What the commands print of a key just made: the key itself, once. */
@@ -115,7 +120,7 @@ export async function keysCommand(
 ): Promise<number> {
   const [action, ...rest] = args;
   if (action === undefined) {
-    throw new UsageError('keys needs an action: create, list, show, rotate, revoke or unban', 'keys');
+    throw new UsageError('keys needs an action: create, list, show, rotate, expire, revoke or unban', 'keys');
   }
   if (!Object.hasOwn(OPTIONS, action)) throw new UsageError(`unknown keys action: ${action}`, 'keys');
   const { values, positionals } = parseOptions(rest, OPTIONS[action as Action], 'keys');
@@ -216,17 +221,38 @@ export async function keysCommand(
       };
       break;
     }
-    case 'revoke':
+    case 'expire': {
+      const id = onlyId();
+      run = async (keys) => {
+        const expired = await keys.update(id, { expiresAt: new Date().toISOString() });
+        if (expired === undefined) return notFound(id);
+        out.write(
+          `Expired ${id} at ${expired.expiresAt}. Servers refuse it from now on (401 api_key_expired).\n`,
+        );
+        return 0;
+      };
+      break;
+    }
+    case 'revoke': {
+      const id = onlyId();
+      run = async (keys) => {
+        const before = await keys.get(id);
+        if (before === undefined) return notFound(id);
+        if (before.revokedAt !== null) {
+          out.write(`${id} was already revoked at ${before.revokedAt}; nothing changed.\n`);
+          return 0;
+        }
+        await keys.revoke(id);
+        out.write(`Revoked ${id}. Servers refuse it within 5 seconds.\n`);
+        return 0;
+      };
+      break;
+    }
     case 'unban': {
       const id = onlyId();
       run = async (keys) => {
-        if ((await (action === 'revoke' ? keys.revoke(id) : keys.unban(id))) === undefined)
-          return notFound(id);
-        out.write(
-          action === 'revoke'
-            ? `Revoked ${id}. Servers refuse it within 5 seconds.\n`
-            : `Lifted any ban of ${id}. Servers admit it again within 5 seconds.\n`,
-        );
+        if ((await keys.unban(id)) === undefined) return notFound(id);
+        out.write(`Lifted any ban of ${id}. Servers admit it again within 5 seconds.\n`);
         return 0;
       };
       break;

@@ -69,7 +69,8 @@ export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
   headers_too_large: 'The request headers are too large.',
   missing_api_key: 'No API key was sent: use `Authorization: Bearer <API_KEY>`.',
   invalid_api_key: 'The API key is unknown, revoked, malformed or belongs to another environment.',
-  api_key_expired: 'The API key is past its expiry (or the grace period of its rotation): use its successor.',
+  api_key_expired:
+    'The API key is past its expiry, or the grace period of its rotation (then the key that replaced it works).',
   insufficient_scope: 'The API key lacks the scope the operation needs; `WWW-Authenticate` names it.',
   key_revoked: 'The API key is revoked: it can no longer be changed or rotated.',
   key_rotated:

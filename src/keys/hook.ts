@@ -127,7 +127,11 @@ export function requireApiKey(app: FastifyInstance, env: Environment): void {
       sendError(request, reply, 'invalid_api_key', otherEnvironment, INVALID_CHALLENGE);
     } else if (request.credentialProblem === 'expired') {
       const at = request.expiredKey?.expiresAt ?? '';
-      const message = `The API key expired at ${at}; use its successor or ask for a new key`;
+      // Only a rotated key has a successor to use.
+      const message =
+        request.expiredKey?.replacedBy != null
+          ? `The API key expired at ${at}, at the end of its rotation's grace period: use the key that replaced it`
+          : `The API key expired at ${at}: ask for a new key`;
       sendError(request, reply, 'api_key_expired', message, EXPIRED_CHALLENGE);
     } else {
       const message = 'An API key is required: send Authorization: Bearer <API_KEY>';

@@ -173,19 +173,20 @@ function refuseRotation(record: ApiKeyRecord, now: number): void {
   }
 }
 
-/** An expiry in the future, as an ISO 8601 UTC time; null for none. */
-function checkExpiry(expiresAt: string | null | undefined, now: number): string | null {
+/**
+ * An expiry as an ISO 8601 UTC time; null for none. A new key's must be in the future; a key that exists
+ * may be given one that is now or past, which ends it now (stored as now, so that it says when it ended).
+ */
+function checkExpiry(expiresAt: string | null | undefined, now: number, endsNow: boolean): string | null {
   if (expiresAt === undefined || expiresAt === null) return null;
   const at = parseTimestamp(expiresAt);
   if (at === undefined)
     throw new KeyInputError(
       `expiresAt (the expiry) must be a date and time that exists, such as 2027-01-31T00:00:00Z (got ${expiresAt.slice(0, 40)})`,
     );
-  if (at <= now)
-    throw new KeyInputError(
-      `expiresAt (the expiry) must be in the future (got ${new Date(at).toISOString()})`,
-    );
-  return new Date(at).toISOString();
+  if (at > now) return new Date(at).toISOString();
+  if (endsNow) return new Date(now).toISOString();
+  throw new KeyInputError(`expiresAt (the expiry) must be in the future (got ${new Date(at).toISOString()})`);
 }
 
 export function createKeyManager(deps: {
@@ -224,7 +225,7 @@ export function createKeyManager(deps: {
       prefix: displayPrefix(key),
       digest: keyDigest(key),
       createdAt: now(),
-      expiresAt: checkExpiry(input.expiresAt, clock.now()),
+      expiresAt: checkExpiry(input.expiresAt, clock.now(), false),
       revokedAt: null,
       replacedBy: null,
       budgetId: inherit?.budgetId ?? id,
@@ -282,7 +283,9 @@ export function createKeyManager(deps: {
         ...(change.name !== undefined ? { name: checkName(change.name) } : {}),
         ...budget,
         ...(change.scopes !== undefined ? { scopes: checkScopes(change.scopes) } : {}),
-        ...(change.expiresAt !== undefined ? { expiresAt: checkExpiry(change.expiresAt, clock.now()) } : {}),
+        ...(change.expiresAt !== undefined
+          ? { expiresAt: checkExpiry(change.expiresAt, clock.now(), true) }
+          : {}),
       };
       if (current.replacedBy !== null && 'plan' in checked) {
         throw new KeyRotatedError(id, current.replacedBy, 'budget');

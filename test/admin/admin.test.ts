@@ -224,7 +224,7 @@ for (const backend of BACKENDS) {
       );
       const patch = (body: unknown) =>
         server.admin(admin, `/keys/${existing.id}`, { method: 'PATCH', json: body });
-      for (const body of [{}, { plan: 'gold' }, { expiresAt: past }, { scopes: [] }, { id: 'key_x' }]) {
+      for (const body of [{}, { plan: 'gold' }, { scopes: [] }, { id: 'key_x' }]) {
         assertError(await patch(body), 400, 'validation_failed');
       }
       for (const body of [
@@ -423,6 +423,11 @@ for (const backend of BACKENDS) {
         expired.headers.get('www-authenticate'),
         'Bearer realm="petstore", error="invalid_token", error_description="The API key expired"',
       );
+      assert.equal(
+        (expired.body as { message: string }).message,
+        `The API key expired at ${expiresAt}: ask for a new key`,
+        'no successor to point at: it was not rotated',
+      );
       assert.equal(((await server.admin(admin, `/keys/${created.id}`)).body as ApiKeyView).state, 'expired');
       // An expiry can be lifted while the key is not revoked.
       const renewed = await server.admin(admin, `/keys/${created.id}`, {
@@ -433,6 +438,53 @@ for (const backend of BACKENDS) {
       await within5s(
         () => server.call('/v1/categories', asKey(created.key as string)),
         (response) => response.status === 200,
+      );
+    });
+
+    test("a key is expired now by an expiry at or before now, which ends a rotation's grace too", async () => {
+      const admin = await token();
+      const created = await createKey(admin, { plan: 'free', name: 'ended' });
+      await within5s(
+        () => server.call('/v1/categories', asKey(created.key as string)),
+        (response) => response.status === 200,
+      );
+      const past = new Date(clock.now() - 86_400_000).toISOString();
+      const ended = await server.admin(admin, `/keys/${created.id}`, {
+        method: 'PATCH',
+        json: { expiresAt: past },
+      });
+      assert.equal(ended.status, 200, ended.text);
+      assert.equal(
+        (ended.body as ApiKeyView).expiresAt,
+        new Date(clock.now()).toISOString(),
+        'ended now, not back then',
+      );
+      assert.equal((ended.body as ApiKeyView).state, 'expired');
+      const refused = await within5s(
+        () => server.call('/v1/categories', asKey(created.key as string)),
+        (response) => response.status === 401,
+      );
+      assertError(refused, 401, 'api_key_expired');
+
+      const rotating = await createKey(admin, { plan: 'free', name: 'graceful' });
+      const rotated = await server.admin(admin, `/keys/${rotating.id}/rotate`, {
+        method: 'POST',
+        json: { gracePeriodSeconds: 3600 },
+      });
+      server.issuedKeys.push((rotated.body as ApiKeyView).key as string);
+      const now = new Date(clock.now()).toISOString();
+      assert.equal(
+        (await server.admin(admin, `/keys/${rotating.id}`, { method: 'PATCH', json: { expiresAt: now } }))
+          .status,
+        200,
+      );
+      const old = await within5s(
+        () => server.call('/v1/categories', asKey(rotating.key as string)),
+        (response) => response.status === 401,
+      );
+      assert.equal(
+        (old.body as { message: string }).message,
+        `The API key expired at ${now}, at the end of its rotation's grace period: use the key that replaced it`,
       );
     });
 

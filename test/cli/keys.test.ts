@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KEY_PATTERN } from '../../src/keys/index.js';
 import { Sqlite } from '../../src/storage/index.js';
+import { eventually } from '../support/assertions.js';
 import { packageCopy, runCli, type ServerProcess, spawnServer } from '../support/process.js';
 import { request, startTestServer, tempDir } from '../support/server.js';
 
@@ -224,7 +225,42 @@ describe('petstore keys', () => {
     await waitForStatus(key, 200, 5_000);
     const revoke = await runCli(['keys', 'revoke', created.id as string], env);
     assert.equal(revoke.code, 0, revoke.stderr);
+    assert.equal(revoke.stdout, `Revoked ${created.id}. Servers refuse it within 5 seconds.\n`);
     await waitForStatus(key, 401, 5_000);
+    const again = await runCli(['keys', 'revoke', created.id as string], env);
+    assert.equal(again.code, 0, 'revoking is idempotent');
+    assert.match(
+      again.stdout,
+      new RegExp(`^${created.id} was already revoked at \\S+; nothing changed\\.\\n$`),
+    );
+  });
+
+  test('expire ends a key now; list shows its last use and, once rotated, its successor', async () => {
+    const created = await create('--plan', 'pro', '--name', 'to end');
+    const key = created.key as string;
+    await waitForStatus(key, 200, 5_000);
+    const rotated = await runCli(['keys', 'rotate', created.id as string, '--grace', '1h', '--json'], env);
+    const successor = JSON.parse(rotated.stdout) as { id: string; key: string };
+    issued.push(successor.key);
+    const expired = await runCli(['keys', 'expire', created.id as string], env);
+    assert.equal(expired.code, 0, expired.stderr);
+    assert.match(
+      expired.stdout,
+      new RegExp(`^Expired ${created.id} at \\S+\\. Servers refuse it from now on`),
+    );
+    await waitForStatus(key, 401, 5_000);
+    const lineOf = (listed: string, id: string) =>
+      listed.split('\n').find((entry) => entry.startsWith(id)) ?? '';
+    // The server adds its use to storage every 2 s: wait for the list to show it.
+    const listed = await eventually('keys list shows the last use', async () => {
+      const { stdout } = await runCli(['keys', 'list'], env);
+      return /last used 20/.test(lineOf(stdout, created.id as string)) && stdout;
+    });
+    assert.match(
+      lineOf(listed, created.id as string),
+      new RegExp(`expired \\S+  replaced by ${successor.id}  last used 20\\d\\d-`),
+    );
+    assert.match(lineOf(listed, successor.id), / {2}last used never/);
   });
 
   test('create --scopes --expires-in: the key has those scopes only, and says when it ends', async () => {
@@ -422,7 +458,7 @@ describe('keys list shows bans', () => {
     const left = Date.parse(entry.bannedUntil ?? '') - Date.now();
     assert.ok(left > 590_000 && left <= 600_000, `banned for 10 minutes (${left} ms left)`);
     const human = await runCli(['keys', 'list'], env);
-    assert.match(human.stdout, new RegExp(`^${id} .* banned until ${entry.bannedUntil}$`, 'm'));
+    assert.match(human.stdout, new RegExp(`^${id} .* banned until ${entry.bannedUntil}  last used `, 'm'));
 
     assert.equal((await runCli(['keys', 'unban', id], env)).code, 0);
     entry = await listed();
