@@ -1,5 +1,6 @@
 import { createAdminTokenManager } from '../admin/index.js';
 import { type Config, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
+import { AUDIT_PAGE } from '../contract/index.js';
 import { KeyInputError } from '../keys/index.js';
 import { parseOptions, UsageError } from './args.js';
 import { jsonLine, printable } from './output.js';
@@ -20,8 +21,10 @@ ${settingsHelp(STORAGE_SETTINGS)}`;
 export const AUDIT_USAGE = `Usage:
   petstore audit list [--target ID] [--after ID] [--limit N] [--json]
 
-Every change to API keys and admin tokens, oldest first: when, who (an admin token id, or cli), what, to
-which id, and what changed. Never a key or a token.
+Every change to API keys, admin tokens and custom domains, oldest first: when, who (an admin token id, cli,
+config or checker), what, to which id or domain, and what changed. Never a key or a token. One page at a
+time, as GET /admin/v1/audit: --limit 1 to ${AUDIT_PAGE.max} (default ${AUDIT_PAGE.default}), and --after the
+last id of the page before for the next.
 
 Reads:
 ${settingsHelp(STORAGE_SETTINGS)}`;
@@ -137,8 +140,11 @@ export async function auditCommand(
       throw new UsageError(`--${flag} must be a whole number (got ${value})`, 'audit');
     }
   }
-  const limit = values.limit === undefined ? 1000 : Number(values.limit);
-  if (limit < 1 || limit > 100_000) throw new UsageError('--limit must be 1 to 100000', 'audit');
+  // The admin API's page, so that a script moving between the two gets the same answers.
+  const limit = values.limit === undefined ? AUDIT_PAGE.default : Number(values.limit);
+  if (limit < 1 || limit > AUDIT_PAGE.max) {
+    throw new UsageError(`--limit must be 1 to ${AUDIT_PAGE.max} (got ${limit})`, 'audit');
+  }
 
   const storage = await openExistingStorage(config);
   try {

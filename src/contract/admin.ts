@@ -7,6 +7,9 @@ import { ErrorSchema, NoQuery } from './schemas.js';
 /** The admin API's base path: outside `/v1`, versioned on its own. */
 export const ADMIN_PREFIX = '/admin/v1';
 
+/** How many audit events one request lists, by default and at most: the CLI's `audit list` pages the same. */
+export const AUDIT_PAGE = { default: 100, max: 1000 } as const;
+
 /** Key names: 1 to 100 characters; control characters are refused with a message of their own. */
 const Name = Type.String({
   minLength: 1,
@@ -144,7 +147,12 @@ export const AuditQuery = Type.Object(
       }),
     ),
     limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'At most this many, 1 to 1000.' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: AUDIT_PAGE.max,
+        default: AUDIT_PAGE.default,
+        description: `At most this many, 1 to ${AUDIT_PAGE.max}.`,
+      }),
     ),
   },
   { additionalProperties: false },

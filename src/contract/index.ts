@@ -3,6 +3,7 @@ export {
   type AdminOperationId,
   type ApiKey,
   type ApiKeyChange,
+  AUDIT_PAGE,
   type AuditEvent,
   type AuditQuery,
   type NewApiKey,

@@ -363,8 +363,12 @@ describe('petstore keys', () => {
     const human = await runCli(['audit', 'list', '--limit', '1000'], env);
     assert.match(human.stdout, new RegExp(`  cli  key\\.revoked  ${created.id as string}`));
     for (const key of issued) assert.ok(!human.stdout.includes(key) && !json.stdout.includes(key));
-    const bad = await runCli(['audit', 'list', '--limit', '0'], env);
-    assert.equal(bad.code, 2);
+    // The admin API's bounds: 1 to 1000.
+    for (const limit of ['0', '1001']) {
+      const bad = await runCli(['audit', 'list', '--limit', limit], env);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, new RegExp(`--limit must be 1 to 1000 \\(got ${limit}\\)`));
+    }
   });
 
   test('revoking an unknown id fails with exit 1', async () => {
