@@ -70,6 +70,9 @@ const PART_NAMES: Record<string, string> = {
   headers: 'headers',
 };
 
+/** `1 character`, `100 characters`. */
+const characters = (count: unknown) => `${String(count)} character${count === 1 ? '' : 's'}`;
+
 function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
@@ -128,9 +131,9 @@ export function describeValidationError(error: ErrorObject, part: string): strin
         ? 'Request body must be a JSON object'
         : `${field} must be ${article(String(params.type))}`;
     case 'minLength':
-      return `${field} must be at least ${String(params.limit)} characters long`;
+      return `${field} must be at least ${characters(params.limit)} long`;
     case 'maxLength':
-      return `${field} must be at most ${String(params.limit)} characters long`;
+      return `${field} must be at most ${characters(params.limit)} long`;
     case 'pattern':
       if (params.pattern === '\\S') return `${field} must contain a character other than whitespace`;
       return exampleOf(error) === undefined

@@ -46,7 +46,7 @@ for (const backend of BACKENDS) {
 
     const invalidBodies: [string, unknown, RegExp][] = [
       ['missing name', { description: 'no name' }, /name is required/],
-      ['empty name', { name: '' }, /name must be at least 1 characters/],
+      ['empty name', { name: '' }, /name must be at least 1 character long/],
       ['whitespace name', { name: ' \t\n ' }, /name must contain a character other than whitespace/],
       ['long name', { name: 'n'.repeat(101) }, /name must be at most 100 characters/],
       ['numeric name', { name: 42 }, /name must be a string/],

@@ -58,7 +58,7 @@ for (const backend of BACKENDS) {
         { name: 'Rex', categoryId: 1, status: 'lost' },
         /^status must be one of available, pending, sold$/,
       ],
-      ['an empty name', { name: '', categoryId: 1 }, /name must be at least 1 characters/],
+      ['an empty name', { name: '', categoryId: 1 }, /name must be at least 1 character long/],
       ['an unknown field', { name: 'Rex', categoryId: 1, colour: 'brown' }, /unknown field 'colour'/],
     ];
     for (const [label, body, message] of invalid) {
