@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { API_PREFIX, V1_API } from '../contract/index.js';
 import { ApiError, ERROR_STATUS, type ErrorCode, errorBody, UnavailableError } from '../errors/index.js';
 import { JSON_CONTENT_TYPE, STANDARD_HEADERS } from './headers.js';
 import { BODY_LIMIT } from './json-body.js';
@@ -97,11 +98,28 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   return sendError(request, reply, 'internal_error', 'Internal server error');
 }
 
-/** The 404 answer for an unknown path. Long paths are not echoed whole. */
+/** The API's paths as patterns (`/pets/{petId}` matches `/pets/7`), to tell a path that lacks its `/v1`. */
+const API_PATHS = V1_API.operations.map(
+  (operation) => new RegExp(`^${operation.path.replace(/\{\w+\}/g, '[^/]+')}$`),
+);
+
+/** Where a client that missed the API may have meant to go, or nothing to add. */
+function hintFor(path: string): string {
+  if (path === '/' || path === '') {
+    return `: the API is under ${API_PREFIX} (GET ${API_PREFIX}/categories, with a key), its reference at /docs`;
+  }
+  if (!path.startsWith(`${API_PREFIX}/`) && API_PATHS.some((pattern) => pattern.test(path))) {
+    return `: the API is under ${API_PREFIX}, at ${API_PREFIX}${path} (its reference is at /docs)`;
+  }
+  return '';
+}
+
+/** The 404 answer for an unknown path, pointing at the API when the path is one of it without `/v1`. */
 export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const path = request.url.split('?')[0] ?? '';
+  // Long paths are not echoed whole.
   const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
-  return sendError(request, reply, 'not_found', `No route ${request.method} ${shown}`);
+  return sendError(request, reply, 'not_found', `No route ${request.method} ${shown}${hintFor(path)}`);
 }
 
 /** Registers the error handler and the 404 answer for every unknown path. */

@@ -253,6 +253,27 @@ for (const backend of BACKENDS) {
       }
     });
 
+    test('a 404 for / or for a path of the API without /v1 says where the API and its reference are', async () => {
+      const message = async (path: string) => {
+        const response = await server.call(path, { headers: { authorization: '' } });
+        assertError(response, 404, 'not_found');
+        return (response.body as { message: string }).message;
+      };
+      assert.equal(
+        await message('/'),
+        'No route GET /: the API is under /v1 (GET /v1/categories, with a key), its reference at /docs',
+      );
+      assert.equal(
+        await message('/categories'),
+        'No route GET /categories: the API is under /v1, at /v1/categories (its reference is at /docs)',
+      );
+      assert.equal(
+        await message('/pets/7'),
+        'No route GET /pets/7: the API is under /v1, at /v1/pets/7 (its reference is at /docs)',
+      );
+      assert.equal(await message('/nothing'), 'No route GET /nothing');
+    });
+
     test('the Node HTTP parser refusing a request still gives the Error body', async () => {
       const answer = await rawRequest(
         server.url,
