@@ -26,7 +26,7 @@ export const DOMAINS_USAGE = `Usage:
   petstore domains list [--json]
   petstore domains status <domain> [--json]
   petstore domains verify <domain> [--target <dns target>] [--resolver host:port] [--ca letsencrypt.org]
-                          [--wait [seconds]]
+                          [--wait [seconds]] [--json]
   petstore domains remove <domain>
 
 Custom domains of the published reference. add stores a domain as pending and prints the DNS records its
@@ -190,11 +190,17 @@ function parseVerifyArgs(args: string[]) {
   const { rest, waitSeconds } = takeWait(args);
   const { values, positionals } = parseOptions(
     rest,
-    { target: { type: 'string' }, resolver: { type: 'string' }, ca: { type: 'string' } },
+    {
+      target: { type: 'string' },
+      resolver: { type: 'string' },
+      ca: { type: 'string' },
+      json: { type: 'boolean' },
+    },
     'domains',
   );
   if (positionals.length !== 1) throw new UsageError('domains verify takes exactly one domain', 'domains');
   return {
+    json: values.json === true,
     domain: domainArgument('<domain>', positionals[0]),
     target: values.target === undefined ? undefined : domainArgument('--target', values.target),
     ca: values.ca === undefined ? undefined : domainArgument('--ca', values.ca),
@@ -377,12 +383,16 @@ async function verifyNamed(
   const deadline = Date.now() + (request.waitSeconds ?? 0) * 1000;
   let delay = 2_000;
   while (!isCertified(record) && Date.now() + delay <= deadline) {
-    out.write(`  not yet: ${printable(record.reason)}; retrying in ${Math.round(delay / 1000)} s\n`);
+    // With --json, stdout holds the one object only.
+    if (!request.json) {
+      out.write(`  not yet: ${printable(record.reason)}; retrying in ${Math.round(delay / 1000)} s\n`);
+    }
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, 30_000);
     record = (await manager.verify(request.domain, CLI_ACTOR)) ?? record;
   }
-  describe(manager.view(record), out);
+  if (request.json) out.write(jsonLine(manager.view(record)));
+  else describe(manager.view(record), out);
   return isCertified(record) ? 0 : 1;
 }
 
@@ -401,17 +411,23 @@ async function verifyOnce(
   const resolver = new Resolver({ timeout: 3_000, tries: 2 });
   if (options.resolver !== undefined) resolver.setServers([options.resolver]);
   const check = { domain: request.domain, target: options.target, ca: options.ca };
-  out.write(`Verifying ${check.domain} against ${check.target} (CA ${check.ca}).\n`);
+  if (!request.json) out.write(`Verifying ${check.domain} against ${check.target} (CA ${check.ca}).\n`);
   const result =
     request.waitSeconds === undefined
       ? await verifyDomain(resolver, check)
       : await verifyWithRetries(() => verifyDomain(resolver, check), {
           limitMs: request.waitSeconds * 1000,
-          onRetry: (last, delayMs) =>
+          onRetry: (last, delayMs) => {
+            if (request.json) return;
             out.write(
               `  not yet: ${printable(last.problems[0]?.problem ?? 'not verified')}; retrying in ${Math.round(delayMs / 1000)} s\n`,
-            ),
+            );
+          },
         });
+  if (request.json) {
+    out.write(jsonLine(result));
+    return result.verified ? 0 : 1;
+  }
   if (result.kind !== 'unknown') {
     const why =
       result.kind === 'apex' ? 'it has its own SOA record' : 'it has a CNAME or no SOA record of its own';

@@ -192,6 +192,24 @@ describe('petstore domains verify, against a real DNS server', () => {
     }
   });
 
+  test('--json prints the one object of the check, for a domain not added and for one added', async () => {
+    const passed = await cli('docs.good.test', '--json');
+    assert.equal(passed.code, 0, passed.stderr);
+    const result = JSON.parse(passed.stdout) as { domain: string; verified: boolean; problems: unknown[] };
+    assert.deepEqual([result.domain, result.verified, result.problems], ['docs.good.test', true, []]);
+    const failed = await cli('docs.caa-no.test', '--json');
+    assert.equal(failed.code, 1);
+    assert.equal((JSON.parse(failed.stdout) as { verified: boolean }).verified, false);
+
+    assert.equal((await runCli(['domains', 'add', 'added.good.test'], env)).code, 0);
+    const added = await runCli(['domains', 'verify', 'added.good.test', '--json'], env);
+    const status = await runCli(['domains', 'status', 'added.good.test', '--json'], env);
+    const view = JSON.parse(added.stdout) as { name: string; state: string };
+    assert.equal(view.name, 'added.good.test');
+    assert.deepEqual(view, JSON.parse(status.stdout), 'the object status --json prints');
+    assert.equal((await runCli(['domains', 'remove', 'added.good.test'], env)).code, 0);
+  });
+
   test('the CLI exits 1 and prints every failure with its fix', async () => {
     const result = await cli('docs.caa-no.test');
     assert.equal(result.code, 1, result.stdout + result.stderr);
