@@ -48,12 +48,12 @@ export interface SharedStateCounters {
 export async function startEmbedded(
   dir: string,
   cpuProfileDir: string | undefined,
-  variant: { name: string; env: Record<string, string> } = { name: 'embedded', env: {} },
+  variant: { name: string; env: Record<string, string>; cli?: string } = { name: 'embedded', env: {} },
 ): Promise<Embedded> {
   const file = path.join(dir, `${variant.name.replace(/\W+/g, '-')}.db`);
   const env = { ...variant.env, DATABASE_URL: `sqlite:${file}` };
-  const key = await createUnlimitedKey(env);
-  const server = await startService(env, cpuProfileDir);
+  const key = await createUnlimitedKey(env, variant.cli);
+  const server = await startService(env, cpuProfileDir, variant.cli);
   return { name: variant.name, servers: [server], key, backends: false, file };
 }
 

@@ -21,9 +21,9 @@ export interface Server {
  * use, on the storage named by `env` (DATABASE_URL). Every request of the bench sends it: the service
  * answers nothing under /v1 without a key, and a limited key would turn the measurement into 429s.
  */
-export async function createUnlimitedKey(env: Record<string, string>): Promise<string> {
+export async function createUnlimitedKey(env: Record<string, string>, cli = CLI): Promise<string> {
   // The key commands never create a database: make it (and its schema) first, as an operator would.
-  const migrate = spawnTracked(process.execPath, [CLI, 'migrate'], { env: { ...process.env, ...env } });
+  const migrate = spawnTracked(process.execPath, [cli, 'migrate'], { env: { ...process.env, ...env } });
   const migrated = await runToCompletion(migrate);
   if (migrated.code !== 0) {
     throw new Error(`petstore migrate failed (exit code ${migrated.code}):\n${migrated.stderr}`);
@@ -31,7 +31,7 @@ export async function createUnlimitedKey(env: Record<string, string>): Promise<s
   const unlimited = String(1_000_000_000);
   const args = ['keys', 'create', '--plan', 'enterprise', '--name', 'bench'];
   args.push('--per-minute', unlimited, '--per-day', unlimited, '--json');
-  const child = spawnTracked(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+  const child = spawnTracked(process.execPath, [cli, ...args], { env: { ...process.env, ...env } });
   const { code, stdout, stderr } = await runToCompletion(child);
   const key = code === 0 ? keyOf(stdout) : undefined;
   if (key === undefined) {
@@ -59,6 +59,8 @@ function keyOf(stdout: string): string | undefined {
 export async function startService(
   env: Record<string, string>,
   cpuProfileDir: string | undefined,
+  /** Another build's CLI, to measure it beside this one (`npm run bench:compare`). */
+  cli = CLI,
 ): Promise<Server> {
   const port = await reservePort();
   const profile = cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`];
@@ -66,7 +68,7 @@ export async function startService(
   const child = spawnPinned(
     SERVER_CPU,
     process.execPath,
-    [...profile, '--max-semi-space-size=32', CLI, 'serve'],
+    [...profile, '--max-semi-space-size=32', cli, 'serve'],
     {
       env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'ignore', 'pipe'],

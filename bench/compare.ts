@@ -1,0 +1,145 @@
+/**
+ * `npm run bench:compare`: this build against another, side by side, for the paired before/after figures a
+ * change to the request path owes (BENCHMARKS.md). BENCH_BASELINE names the other build's checkout (its
+ * `dist/` built, as `npm ci` leaves it: a `git worktree` of the commit before, say). Both run the embedded
+ * service as users run it (defaults: access log on), seeded with the same 100 categories, each pinned to
+ * CPU 0 and wrk to CPU 1, each warmed up; then BENCH_PAIRS pairs of runs on the list, the two builds turn
+ * about within each pair (baseline first in odd pairs, this build first in even ones), and the verdict is
+ * the median of the pairs' ratios, with the server CPU per request of each. Creates per second come after,
+ * in alternating rounds. Bounded: about 2 minutes with the defaults.
+ *
+ * Environment: BENCH_BASELINE (required), BENCH_PAIRS (12), BENCH_SECONDS (3), BENCH_WARMUP_SECONDS (2),
+ * BENCH_CONNECTIONS (50), BENCH_CREATE_ROUNDS (2), BENCH_TMPDIR.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { LOAD_CPU, SERVER_CPU } from './cpu.js';
+import {
+  countRows,
+  type Embedded,
+  fetchList,
+  firstServer,
+  seed,
+  startEmbedded,
+  stopDeployment,
+} from './deployments.js';
+import { measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
+import { cleanUpNow, installCleanupHandlers, onCleanup } from './processes.js';
+import { median } from './report.js';
+import { checkPrerequisites, readSettings, type Settings } from './settings.js';
+import type { WrkResult } from './wrk.js';
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+function positiveInteger(name: string, fallback: number): number {
+  const value = Number(process.env[name] || fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+const costUs = (result: WrkResult) => (result.cpu.serverSeconds * 1e6) / Math.max(result.requests, 1);
+
+/** The other build's CLI, checked: a checkout whose `dist/` is built. */
+function baselineCli(): string {
+  const root = process.env.BENCH_BASELINE;
+  if (root === undefined || root === '') {
+    throw new Error('BENCH_BASELINE must name the checkout of the build to compare with (its dist/ built)');
+  }
+  const cli = path.resolve(root, 'dist', 'src', 'cli', 'main.js');
+  if (!fs.existsSync(cli)) throw new Error(`${cli} is missing: run npm ci (or npm run build) in ${root}`);
+  return cli;
+}
+
+async function main(): Promise<number> {
+  installCleanupHandlers();
+  const settings: Settings = {
+    ...readSettings(),
+    seconds: positiveInteger('BENCH_SECONDS', 3),
+    scale: undefined,
+  };
+  const pairs = positiveInteger('BENCH_PAIRS', 12);
+  const createRounds = positiveInteger('BENCH_CREATE_ROUNDS', 2);
+  checkPrerequisites(settings);
+  const cli = baselineCli();
+  const dir = fs.mkdtempSync(path.join(settings.tmpdir, 'petstore-bench-compare-'));
+  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  log(
+    `bench:compare: this build against ${path.dirname(path.dirname(path.dirname(cli)))}; servers on CPU ${SERVER_CPU}, wrk -c${settings.connections} on CPU ${LOAD_CPU}, ${pairs} pairs of ${settings.seconds} s`,
+  );
+
+  const baseline = await startEmbedded(dir, undefined, { name: 'baseline', env: {}, cli });
+  const current = await startEmbedded(dir, undefined, { name: 'this build', env: {} });
+  const services = [baseline, current] as const;
+  for (const service of services) await seed(service);
+  const [before, after] = await Promise.all(
+    services.map((service) => fetchList(service, firstServer(service))),
+  );
+  if (before === undefined || after === undefined || !before.body.equals(after.body)) {
+    throw new Error('the two builds do not answer the same list body: nothing to compare');
+  }
+  const get: Run = { script: 'get' };
+  const targets = services.map((service) => targetOf(dir, service)) as [Target, Target];
+  for (const target of targets) await warmUp(settings, target, get);
+
+  const ratios: number[] = [];
+  const us: [number[], number[]] = [[], []];
+  for (let pair = 0; pair < pairs; pair += 1) {
+    // Turn about, so that neither build always runs second (on a machine that drifts within a pair).
+    const order = pair % 2 === 0 ? [0, 1] : [1, 0];
+    const runs: WrkResult[] = [];
+    for (const index of order) {
+      const run = await measureOnce(settings, targets[index] as Target, get);
+      if (run.non2xx3xx > 0 || run.socketErrors > 0) {
+        throw new Error(
+          `${services[index]?.name}: ${run.non2xx3xx} failed answers, ${run.socketErrors} socket errors`,
+        );
+      }
+      runs[index] = run;
+      us[index as 0 | 1].push(costUs(run));
+    }
+    const [old, fresh] = runs as [WrkResult, WrkResult];
+    ratios.push(fresh.rps / old.rps);
+    log(
+      `pair ${pair + 1}: baseline ${Math.round(old.rps)} req/s (${costUs(old).toFixed(1)} us), this build ${Math.round(fresh.rps)} req/s (${costUs(fresh).toFixed(1)} us): ratio ${(fresh.rps / old.rps).toFixed(3)}`,
+    );
+  }
+
+  const creates: [number[], number[]] = [[], []];
+  const create: Run = { script: 'create' };
+  for (let round = 0; round < createRounds; round += 1) {
+    for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      const service = services[index] as Embedded;
+      const rows = await countRows(service);
+      const result = await measureOnce({ ...settings, seconds: 5 }, targets[index] as Target, create);
+      const created = result.statuses.get(201) ?? 0;
+      if (created !== result.requests || (await countRows(service)) - rows < created) {
+        throw new Error(`${service.name} create: ${created} 201s of ${result.requests}`);
+      }
+      creates[index as 0 | 1].push(result.rps);
+      log(`create round ${round + 1} ${service.name}: ${Math.round(result.rps)} creates/s`);
+    }
+  }
+  for (const service of services) await stopDeployment(service);
+
+  log('');
+  log(
+    `list, this build / baseline: ${median(ratios).toFixed(3)} (median of ${pairs} pairs; pairs ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)})`,
+  );
+  log(
+    `server CPU per list request: baseline ${median(us[0]).toFixed(1)} us, this build ${median(us[1]).toFixed(1)} us`,
+  );
+  log(`creates/s: baseline ${Math.round(median(creates[0]))}, this build ${Math.round(median(creates[1]))}`);
+  return 0;
+}
+
+main().then(
+  (code) => {
+    cleanUpNow();
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench:compare: ${(error as Error).message}\n`);
+    cleanUpNow();
+    process.exitCode = 1;
+  },
+);
