@@ -24,20 +24,12 @@ import {
   stopDeployment,
 } from './deployments.js';
 import { measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
-import { cleanUpNow, installCleanupHandlers, onCleanup } from './processes.js';
-import { median } from './report.js';
-import { checkPrerequisites, readSettings, type Settings } from './settings.js';
+import { onCleanup, runBench } from './processes.js';
+import { costUs, median } from './report.js';
+import { checkPrerequisites, positiveInteger, readSettings, type Settings } from './settings.js';
 import type { WrkResult } from './wrk.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-
-function positiveInteger(name: string, fallback: number): number {
-  const value = Number(process.env[name] || fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
-const costUs = (result: WrkResult) => (result.cpu.serverSeconds * 1e6) / Math.max(result.requests, 1);
 
 /** The other build's CLI, checked: a checkout whose `dist/` is built. */
 function baselineCli(): string {
@@ -51,7 +43,6 @@ function baselineCli(): string {
 }
 
 async function main(): Promise<number> {
-  installCleanupHandlers();
   const settings: Settings = {
     ...readSettings(),
     seconds: positiveInteger('BENCH_SECONDS', 3),
@@ -132,14 +123,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    cleanUpNow();
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`bench:compare: ${(error as Error).message}\n`);
-    cleanUpNow();
-    process.exitCode = 1;
-  },
-);
+runBench('bench:compare', main);

@@ -28,20 +28,13 @@ import {
 } from './deployments.js';
 import { request } from './http.js';
 import { measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
-import { cleanUpNow, installCleanupHandlers, onCleanup, spawnPinned, waitForLine } from './processes.js';
-import { cpuNote, median } from './report.js';
+import { onCleanup, runBench, spawnPinned, waitForLine } from './processes.js';
+import { costUs, cpuNote, median } from './report.js';
 import { startAnchor } from './servers.js';
-import { checkPrerequisites, readSettings, type Settings } from './settings.js';
-import type { WrkResult } from './wrk.js';
+import { checkPrerequisites, positiveInteger, readSettings, type Settings } from './settings.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-
-function positiveInteger(name: string, fallback: number): number {
-  const value = Number(process.env[name] || fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
 
 /** Starts the OTLP sink on the load CPU, beside wrk: what it spends is not the service's. */
 async function startSink(): Promise<string> {
@@ -61,8 +54,6 @@ interface Configuration {
 const pairedMedian = (a: number[], b: number[]) =>
   median(a.map((value, pair) => value - (b[pair] ?? Number.NaN)));
 
-const costUs = (result: WrkResult) => (result.cpu.serverSeconds * 1e6) / Math.max(result.requests, 1);
-
 /** One configuration's list pairs: its run and the anchor run just before it. */
 interface Pairs {
   ratios: number[];
@@ -71,7 +62,6 @@ interface Pairs {
 }
 
 async function main(): Promise<number> {
-  installCleanupHandlers();
   const settings: Settings = {
     ...readSettings(),
     seconds: positiveInteger('BENCH_SECONDS', 3),
@@ -207,14 +197,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    cleanUpNow();
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`bench:observability: ${(error as Error).message}\n`);
-    cleanUpNow();
-    process.exitCode = 1;
-  },
-);
+runBench('bench:observability', main);

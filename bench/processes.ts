@@ -136,3 +136,22 @@ export async function runToCompletion(
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, stdout, stderr };
 }
+
+/**
+ * Runs a bench's `main` and exits with its code, cleaning up every process and file it left however it
+ * ends; a failure is one line on stderr, prefixed with the bench's name.
+ */
+export function runBench(name: string, main: () => Promise<number>): void {
+  installCleanupHandlers();
+  main().then(
+    (code) => {
+      cleanUpNow();
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`${name}: ${(error as Error).message}\n`);
+      cleanUpNow();
+      process.exitCode = 1;
+    },
+  );
+}

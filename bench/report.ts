@@ -56,7 +56,8 @@ export const percent = (share: number) => `${Math.round(share * 100)}%`;
 const met = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
 
 /** Server CPU microseconds per answer: unlike requests/s, barely moved by other processes on the machine. */
-const costUs = (result: WrkResult) => (result.cpu.serverSeconds * 1e6) / Math.max(result.requests, 1);
+/** The server CPU a run spent per request, in microseconds. */
+export const costUs = (result: WrkResult) => (result.cpu.serverSeconds * 1e6) / Math.max(result.requests, 1);
 /** PostgreSQL's and Redis's CPU microseconds per answer; 0 in the embedded mode. */
 const backendUs = (result: WrkResult) => (result.cpu.backendSeconds * 1e6) / Math.max(result.requests, 1);
 

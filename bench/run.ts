@@ -48,7 +48,7 @@ import {
 } from './deployments.js';
 import { diskFlushCounter, isWalFile } from './durability.js';
 import { measure, measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
-import { cleanUpNow, installCleanupHandlers, onCleanup, stopChild } from './processes.js';
+import { onCleanup, runBench, stopChild } from './processes.js';
 import {
   type CreateOutcome,
   cpuNote,
@@ -196,7 +196,6 @@ async function scaledCreateRun(
 }
 
 async function main(): Promise<number> {
-  installCleanupHandlers();
   const settings = readSettings();
   checkPrerequisites(settings);
   const dir = fs.mkdtempSync(path.join(settings.tmpdir, 'petstore-bench-'));
@@ -265,14 +264,4 @@ async function main(): Promise<number> {
   return problems.length === 0 ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    cleanUpNow();
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`bench: ${(error as Error).message}\n`);
-    cleanUpNow();
-    process.exitCode = 1;
-  },
-);
+runBench('bench', main);

@@ -18,7 +18,8 @@ export interface Settings {
   cpuProfileDir: string | undefined;
 }
 
-function positiveInteger(name: string, fallback: number): number {
+/** A BENCH_* variable that holds a positive whole number, or `fallback` when it is unset. */
+export function positiveInteger(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
