@@ -50,7 +50,7 @@ describe('admin changes on two instances', () => {
     );
     const won = answers.filter((answer) => answer.status === 201);
     assert.equal(won.length, 1, answers.map((answer) => `${answer.status}`).join(' '));
-    const successor = (won[0]?.body as { id: string }).id;
+    const successor = ((won[0] as JsonResponse).body as { id: string }).id;
     for (const lost of answers.filter((answer) => answer.status !== 201)) {
       assertError(lost, 409, 'key_rotated');
       assert.match((lost.body as { message: string }).message, new RegExp(`its successor is ${successor}`));
