@@ -39,7 +39,7 @@ export function createAccountHandlers(deps: {
       const now = clock.now();
       const days = Array.from({ length: 7 }, (_day, index) => dayOf(now - (6 - index) * DAY_MS));
       const [stored, storedCalls] = await Promise.all([
-        usage.days(key.id, days[0] as string),
+        usage.daily(key.id, days[0] as string, days[6] as string),
         usage.deprecated(key.id),
       ]);
       const pending = recorder.pending(key.id);

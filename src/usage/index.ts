@@ -1,3 +1,19 @@
 export { registerUsage } from './hook.js';
-export { createUsageRecorder, dayOf, USAGE_FLUSH_MS, type UsageRecorder } from './recorder.js';
-export type { DayCounts, DayUsage, DeprecatedUsage, UsageBatch, UsageRepository } from './types.js';
+export {
+  createUsageRecorder,
+  dayOf,
+  HOURLY_KEPT_DAYS,
+  hourOf,
+  USAGE_FLUSH_MS,
+  type UsageRecorder,
+} from './recorder.js';
+export type {
+  DayCounts,
+  DayUsage,
+  DeprecatedUsage,
+  HourUsage,
+  KeyDayUse,
+  UsageBatch,
+  UsageBucket,
+  UsageRepository,
+} from './types.js';

@@ -5,31 +5,62 @@ import type { DayCounts, DeprecatedUsage, UsageBatch, UsageRepository } from './
 /** How often counts reach storage: never a write per request, at most a few seconds behind. */
 export const USAGE_FLUSH_MS = 2_000;
 
+/** How long hourly counts are kept; the daily ones are kept for good. */
+export const HOURLY_KEPT_DAYS = 90;
+
+/** How often each instance deletes the hourly counts past `HOURLY_KEPT_DAYS` (a delete of none is cheap). */
+const PRUNE_MS = 3_600_000;
+
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 /** The UTC day of a time, `YYYY-MM-DD`. */
 export const dayOf = (at: number) => new Date(at - (at % DAY_MS)).toISOString().slice(0, 10);
+
+/** The UTC hour of a time, `YYYY-MM-DDTHH`. */
+export const hourOf = (at: number) => new Date(at - (at % HOUR_MS)).toISOString().slice(0, 13);
 
 export interface UsageRecorder {
   /** Counts one answered request of a key by its status. In memory: the hot path writes nothing. */
   record(keyId: string, status: number, now: number): void;
   /** Counts one call of a key to a deprecated operation. */
   recordDeprecatedCall(keyId: string, operationId: string, now: number): void;
-  /** What this instance counted for a key and has not flushed yet. */
-  pending(keyId: string): {
+  /** What this instance counted for a key (or for every key, summed) and has not flushed yet. */
+  pending(keyId: string | undefined): {
     days: Map<string, DayCounts>;
+    hours: Map<string, DayCounts>;
     lastUsed: number | undefined;
     deprecated: DeprecatedUsage[];
   };
   /** Writes everything counted so far; counts that fail to write are kept for the next flush. */
   flush(): Promise<void>;
-  /** Flushes every few seconds until `stop`. */
+  /** Flushes every few seconds, and prunes the old hourly counts every hour, until `stop`. */
   start(): void;
   /** Stops the timer and flushes what is left. */
   stop(): Promise<void>;
 }
 
 const empty = (): DayCounts => ({ success: 0, clientErrors: 0, rateLimited: 0, serverErrors: 0 });
+
+/** Adds `counts` into `into`. */
+function add(into: DayCounts, counts: DayCounts): void {
+  into.success += counts.success;
+  into.clientErrors += counts.clientErrors;
+  into.rateLimited += counts.rateLimited;
+  into.serverErrors += counts.serverErrors;
+}
+
+/** Hourly counts summed by day. */
+function daysOf(byHour: ReadonlyMap<string, DayCounts>): Map<string, DayCounts> {
+  const days = new Map<string, DayCounts>();
+  for (const [hour, counts] of byHour) {
+    const day = hour.slice(0, 10);
+    const into = days.get(day);
+    if (into === undefined) days.set(day, { ...counts });
+    else add(into, counts);
+  }
+  return days;
+}
 
 /** Which count an answer's status adds to. */
 function outcomeOf(status: number): keyof DayCounts {
@@ -40,8 +71,9 @@ function outcomeOf(status: number): keyof DayCounts {
 }
 
 /**
- * Per-key usage, counted in memory and flushed as additive deltas (DESIGN.md section 10): exact with any
- * number of instances writing, since each adds only what it counted.
+ * Per-key usage, counted in memory by hour and flushed as additive deltas, by hour and by day (DESIGN.md
+ * section 10): exact with any number of instances writing, since each adds only what it counted. A request
+ * costs the same one count it cost when only days were counted: the days are summed from the hours at flush.
  */
 export function createUsageRecorder(deps: {
   usage: UsageRepository;
@@ -50,29 +82,36 @@ export function createUsageRecorder(deps: {
   flushMs?: number;
 }): UsageRecorder {
   const { usage, logger } = deps;
-  /** By key id, then by day. */
-  let days = new Map<string, Map<string, DayCounts>>();
+  /** By key id, then by hour. */
+  let hours = new Map<string, Map<string, DayCounts>>();
   let lastUsed = new Map<string, number>();
   /** By key id and operation id. */
   let deprecated = new Map<string, DeprecatedUsage>();
   let timer: NodeJS.Timeout | undefined;
+  let pruner: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
 
+  const prune = () => {
+    usage
+      .pruneHours(hourOf(deps.clock.now() - HOURLY_KEPT_DAYS * DAY_MS))
+      .catch((error: unknown) => warnUnlessOutage(logger, error, 'could not prune the hourly key usage'));
+  };
+
   function merge(batch: {
-    days: typeof days;
+    hours: typeof hours;
     lastUsed: typeof lastUsed;
     deprecated: typeof deprecated;
   }): void {
-    for (const [keyId, byDay] of batch.days) {
-      for (const [day, counts] of byDay) {
-        const into = days.get(keyId)?.get(day);
-        if (into === undefined) {
-          const keyDays = days.get(keyId) ?? new Map<string, DayCounts>();
-          days.set(keyId, keyDays);
-          keyDays.set(day, counts);
-        } else {
-          for (const outcome of Object.keys(counts) as (keyof DayCounts)[]) into[outcome] += counts[outcome];
-        }
+    for (const [keyId, byHour] of batch.hours) {
+      let keyHours = hours.get(keyId);
+      if (keyHours === undefined) {
+        keyHours = new Map();
+        hours.set(keyId, keyHours);
+      }
+      for (const [hour, counts] of byHour) {
+        const into = keyHours.get(hour);
+        if (into === undefined) keyHours.set(hour, counts);
+        else add(into, counts);
       }
     }
     for (const [keyId, at] of batch.lastUsed) lastUsed.set(keyId, Math.max(at, lastUsed.get(keyId) ?? 0));
@@ -87,9 +126,9 @@ export function createUsageRecorder(deps: {
   }
 
   async function write(): Promise<void> {
-    if (days.size === 0 && deprecated.size === 0) return;
-    const taken = { days, lastUsed, deprecated };
-    days = new Map();
+    if (hours.size === 0 && deprecated.size === 0) return;
+    const taken = { hours, lastUsed, deprecated };
+    hours = new Map();
     lastUsed = new Map();
     deprecated = new Map();
     // In one order on every instance: two flushes at once then take their rows' locks in the same order, and
@@ -98,13 +137,17 @@ export function createUsageRecorder(deps: {
       rows.sort((a, b) =>
         a.keyId === b.keyId ? (second(a) < second(b) ? -1 : 1) : a.keyId < b.keyId ? -1 : 1,
       );
+    const hourRows = [...taken.hours].flatMap(([keyId, byHour]) =>
+      [...byHour].map(([hour, counts]) => ({ keyId, hour, ...counts })),
+    );
     const batch: UsageBatch = {
       days: byKey(
-        [...taken.days].flatMap(([keyId, byDay]) =>
-          [...byDay].map(([day, counts]) => ({ keyId, day, ...counts })),
+        [...taken.hours].flatMap(([keyId, byHour]) =>
+          [...daysOf(byHour)].map(([day, counts]) => ({ keyId, day, ...counts })),
         ),
         (row) => row.day,
       ),
+      hours: byKey(hourRows, (row) => row.hour),
       lastUsed: byKey(
         [...taken.lastUsed].map(([keyId, at]) => ({ keyId, at: new Date(at).toISOString() })),
         () => '',
@@ -126,28 +169,28 @@ export function createUsageRecorder(deps: {
     return flushing;
   };
 
-  /** The day of the last count, kept: formatting a date costs more than the rest of a count. */
-  let today = { start: 0, end: 0, day: '' };
-  const dayOfNow = (now: number) => {
-    if (now < today.start || now >= today.end) {
-      const start = now - (now % DAY_MS);
-      today = { start, end: start + DAY_MS, day: dayOf(now) };
+  /** The hour of the last count, kept: formatting a date costs more than the rest of a count. */
+  let thisHour = { start: 0, end: 0, hour: '' };
+  const hourOfNow = (now: number) => {
+    if (now < thisHour.start || now >= thisHour.end) {
+      const start = now - (now % HOUR_MS);
+      thisHour = { start, end: start + HOUR_MS, hour: hourOf(now) };
     }
-    return today.day;
+    return thisHour.hour;
   };
 
   return {
     record(keyId, status, now) {
-      const day = dayOfNow(now);
-      let byDay = days.get(keyId);
-      if (byDay === undefined) {
-        byDay = new Map();
-        days.set(keyId, byDay);
+      const hour = hourOfNow(now);
+      let byHour = hours.get(keyId);
+      if (byHour === undefined) {
+        byHour = new Map();
+        hours.set(keyId, byHour);
       }
-      let counts = byDay.get(day);
+      let counts = byHour.get(hour);
       if (counts === undefined) {
         counts = empty();
-        byDay.set(day, counts);
+        byHour.set(hour, counts);
       }
       counts[outcomeOf(status)] += 1;
       if (now > (lastUsed.get(keyId) ?? 0)) lastUsed.set(keyId, now);
@@ -163,9 +206,19 @@ export function createUsageRecorder(deps: {
       }
     },
     pending(keyId) {
+      const mine = new Map<string, DayCounts>();
+      for (const [id, byHour] of hours) {
+        if (keyId !== undefined && id !== keyId) continue;
+        for (const [hour, counts] of byHour) {
+          const into = mine.get(hour);
+          if (into === undefined) mine.set(hour, { ...counts });
+          else add(into, counts);
+        }
+      }
       return {
-        days: new Map([...(days.get(keyId) ?? [])].map(([day, counts]) => [day, { ...counts }])),
-        lastUsed: lastUsed.get(keyId),
+        days: daysOf(mine),
+        hours: mine,
+        lastUsed: keyId === undefined ? undefined : lastUsed.get(keyId),
         deprecated: [...deprecated.values()]
           .filter((calls) => calls.keyId === keyId)
           .map((calls) => ({ ...calls })),
@@ -177,9 +230,13 @@ export function createUsageRecorder(deps: {
         flush().catch(() => {});
       }, deps.flushMs ?? USAGE_FLUSH_MS);
       timer.unref();
+      prune();
+      pruner = setInterval(prune, PRUNE_MS);
+      pruner.unref();
     },
     async stop() {
       clearInterval(timer);
+      clearInterval(pruner);
       await flush();
     },
   };

@@ -523,24 +523,21 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
       assert.deepEqual(await storage.audit.list({ after: 0, limit: 1 }), events);
     });
 
-    test('usage is added, never overwritten: two flushes of one day sum', async () => {
+    test('usage is added, never overwritten: two flushes of one day and hour sum', async () => {
       await storage.apiKeys.insert(keyRecord('key_usage1'), audited('key.created', 'key_usage1'));
-      const day = {
-        keyId: 'key_usage1',
-        day: '2026-12-01',
-        success: 3,
-        clientErrors: 1,
-        rateLimited: 0,
-        serverErrors: 0,
-      };
+      const counts = { success: 3, clientErrors: 1, rateLimited: 0, serverErrors: 0 };
+      const day = { keyId: 'key_usage1', day: '2026-12-01', ...counts };
+      const hour = { keyId: 'key_usage1', hour: '2026-12-01T09', ...counts };
       await Promise.all([
         storage.usage.add({
           days: [day],
+          hours: [hour],
           lastUsed: [{ keyId: 'key_usage1', at: '2026-12-01T10:00:00.000Z' }],
           deprecated: [],
         }),
         storage.usage.add({
           days: [{ ...day, success: 2, rateLimited: 4 }],
+          hours: [{ ...hour, success: 2, rateLimited: 4 }],
           lastUsed: [{ keyId: 'key_usage1', at: '2026-12-01T09:00:00.000Z' }],
           deprecated: [
             {
@@ -554,6 +551,7 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
       ]);
       await storage.usage.add({
         days: [],
+        hours: [],
         lastUsed: [],
         deprecated: [
           {
@@ -564,8 +562,17 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
           },
         ],
       });
-      assert.deepEqual(await storage.usage.days('key_usage1', '2026-11-25'), [
-        { day: '2026-12-01', success: 5, clientErrors: 2, rateLimited: 4, serverErrors: 0 },
+      const summed = { success: 5, clientErrors: 2, rateLimited: 4, serverErrors: 0 };
+      assert.deepEqual(await storage.usage.daily('key_usage1', '2026-11-25', '2026-12-01'), [
+        { day: '2026-12-01', ...summed },
+      ]);
+      assert.deepEqual(
+        await storage.usage.daily('key_usage1', '2026-11-25', '2026-11-30'),
+        [],
+        'to is inclusive, no more',
+      );
+      assert.deepEqual(await storage.usage.hourly('key_usage1', '2026-12-01T00', '2026-12-01T23'), [
+        { hour: '2026-12-01T09', ...summed },
       ]);
       assert.deepEqual(await storage.usage.deprecated('key_usage1'), [
         { operationId: 'getPetById', calls: 3, lastCalledAt: '2026-12-01T09:00:00.000Z' },
@@ -574,6 +581,43 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
         (await storage.apiKeys.get('key_usage1'))?.lastUsedAt,
         '2026-12-01T10:00:00.000Z',
         'the latest use stands',
+      );
+    });
+
+    test('usage of every key: summed by hour and day, the most used keys of a day, old hours pruned', async () => {
+      const zero = { success: 0, clientErrors: 0, rateLimited: 0, serverErrors: 0 };
+      const rows = [
+        { keyId: 'key_usageA', hour: '2026-10-01T23', ...zero, success: 7 },
+        { keyId: 'key_usageA', hour: '2026-10-02T00', ...zero, success: 1, rateLimited: 9 },
+        { keyId: 'key_usageB', hour: '2026-10-02T00', ...zero, success: 3, serverErrors: 1 },
+      ];
+      await storage.usage.add({
+        hours: rows,
+        days: rows.map(({ hour, ...row }) => ({ ...row, day: hour.slice(0, 10) })),
+        lastUsed: [],
+        deprecated: [],
+      });
+      assert.deepEqual(await storage.usage.hourly(undefined, '2026-10-01T00', '2026-10-02T23'), [
+        { hour: '2026-10-01T23', ...zero, success: 7 },
+        { hour: '2026-10-02T00', ...zero, success: 4, rateLimited: 9, serverErrors: 1 },
+      ]);
+      assert.deepEqual(await storage.usage.daily(undefined, '2026-10-02', '2026-10-02'), [
+        { day: '2026-10-02', ...zero, success: 4, rateLimited: 9, serverErrors: 1 },
+      ]);
+      // Refused requests count for nothing against a limit: B, with 4 that counted, used more than A's 1.
+      assert.deepEqual(
+        (await storage.usage.keysOn('2026-10-02', 10)).map((row) => row.keyId),
+        ['key_usageB', 'key_usageA'],
+      );
+      assert.equal(await storage.usage.pruneHours('2026-10-02T00'), 1);
+      assert.deepEqual(
+        (await storage.usage.hourly(undefined, '2026-10-01T00', '2026-10-02T23')).map((row) => row.hour),
+        ['2026-10-02T00'],
+      );
+      assert.equal(
+        (await storage.usage.daily('key_usageA', '2026-10-01', '2026-10-01'))[0]?.success,
+        7,
+        'days stay',
       );
     });
 

@@ -195,6 +195,32 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TABLE domain_verifications;
     `,
   },
+  {
+    version: 10,
+    name: 'hourly key usage, and console sessions',
+    sql: `
+      CREATE TABLE key_usage_hourly (
+        key_id        TEXT NOT NULL,
+        hour          TEXT NOT NULL,
+        success       INTEGER NOT NULL,
+        client_errors INTEGER NOT NULL,
+        rate_limited  INTEGER NOT NULL,
+        server_errors INTEGER NOT NULL,
+        PRIMARY KEY (key_id, hour)
+      ) STRICT;
+      CREATE INDEX key_usage_hourly_by_hour ON key_usage_hourly (hour);
+      CREATE INDEX key_usage_by_day ON key_usage (day);
+      CREATE TABLE admin_sessions (
+        digest       TEXT PRIMARY KEY,
+        token_id     TEXT NOT NULL,
+        created_at   TEXT NOT NULL,
+        last_seen_at TEXT NOT NULL,
+        expires_at   TEXT NOT NULL,
+        ended_at     TEXT
+      ) STRICT;
+      CREATE INDEX admin_sessions_by_token ON admin_sessions (token_id);
+    `,
+  },
 ];
 
 /**
