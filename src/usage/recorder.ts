@@ -90,9 +90,11 @@ export function createUsageRecorder(deps: {
   let timer: NodeJS.Timeout | undefined;
   let pruner: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
+  /** The prune in progress, which `stop` waits for: storage closes after it. */
+  let pruning: Promise<unknown> = Promise.resolve();
 
   const prune = () => {
-    usage
+    pruning = usage
       .pruneHours(hourOf(deps.clock.now() - HOURLY_KEPT_DAYS * DAY_MS))
       .catch((error: unknown) => warnUnlessOutage(logger, error, 'could not prune the hourly key usage'));
   };
@@ -237,6 +239,7 @@ export function createUsageRecorder(deps: {
     async stop() {
       clearInterval(timer);
       clearInterval(pruner);
+      await pruning;
       await flush();
     },
   };
