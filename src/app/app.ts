@@ -7,7 +7,14 @@ import Fastify, {
 } from 'fastify';
 import { registerAccessLog } from '../access-log/index.js';
 import { createAccountHandlers } from '../account/index.js';
-import { type AdminAuthenticator, createAdminHandlers, identifyAdmin, requireAdmin } from '../admin/index.js';
+import {
+  type AdminAuthenticator,
+  createAdminHandlers,
+  createSessions,
+  identifyAdmin,
+  requireAdmin,
+  type Sessions,
+} from '../admin/index.js';
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
 import type { Clock } from '../clock/index.js';
 import { type Config, packageFile } from '../config/index.js';
@@ -85,8 +92,11 @@ export interface AppDeps {
   domains: Domains;
 }
 
-/** What the stages of an API are built from: the app's dependencies and the operations' handlers. */
-type StageDeps<H> = AppDeps & { handlers: H };
+/**
+ * What the stages of an API are built from: the app's dependencies, the operations' handlers and the console's
+ * sessions (which the admin API accepts as its tokens).
+ */
+type StageDeps<H> = AppDeps & { handlers: H; sessions: Sessions };
 
 /** One stage of an API: what it does, and the hooks (or routes) it registers on the API's scope. */
 interface Stage<H> {
@@ -171,8 +181,8 @@ const API_STAGES: readonly Stage<OperationHandlers>[] = [
 /** The stages of every request under `/admin/v1`, in this order: the API's own, for admin tokens. */
 const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[] = [
   {
-    does: 'identifies the admin token, or marks why there is none',
-    register: (scope, { adminAuthenticator }) => identifyAdmin(scope, adminAuthenticator),
+    does: 'identifies the admin token, sent or of a console session, or marks why there is none',
+    register: (scope, { adminAuthenticator, sessions }) => identifyAdmin(scope, adminAuthenticator, sessions),
   },
   {
     does: 'counts the request, by token or by address for strangers, and puts the rate-limit headers on',
@@ -187,7 +197,7 @@ const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[]
       ),
   },
   {
-    does: 'refuses a request without a valid admin token with 401',
+    does: 'refuses a request without a valid admin token with 401, and a session’s change from elsewhere with 403',
     register: (scope) => requireAdmin(scope),
   },
   {
@@ -315,15 +325,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const { handlers, watching } = operationHandlers(deps, createIdempotentCreates({ storage, clock }));
   await watching;
-  await registerApi(app, API_PREFIX, API_STAGES, { ...deps, handlers });
+  const sessions = createSessions({
+    sessions: storage.sessions,
+    tokenById: (id) => deps.adminAuthenticator.byId(id),
+    recheckToken: (id) => deps.adminAuthenticator.recheckId(id),
+    clock,
+  });
+  await registerApi(app, API_PREFIX, API_STAGES, { ...deps, handlers, sessions });
   const keys = createKeyManager({ apiKeys: storage.apiKeys, env: config.env, clock });
   const adminHandlers = createAdminHandlers({
     keys,
     domains: deps.domains.manager,
     audit: storage.audit,
+    sessions,
+    usage: storage.usage,
+    recorder: deps.recorder,
+    rateLimit: config.rateLimit,
     clock,
   });
-  await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers });
+  await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers, sessions });
 
   const json = (document: unknown) => Buffer.from(JSON.stringify(document));
   registerDocs(app, [

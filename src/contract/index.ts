@@ -6,9 +6,13 @@ export {
   AUDIT_PAGE,
   type AuditEvent,
   type AuditQuery,
+  type KeyUsageQuery,
   type NewApiKey,
   type NewDomain,
   type Rotation,
+  USAGE_SPAN,
+  type UsageQuery,
+  type UsageSeries,
 } from './admin.js';
 export { type AdminDocumentOptions, buildAdminDocument } from './admin-openapi.js';
 export { SUCCESS_ANSWERS } from './answers.js';
