@@ -26,10 +26,9 @@ import {
   keyView,
 } from '../keys/index.js';
 import { limitsFor, type RateLimitPolicy } from '../ratelimit/index.js';
-import type { UsageRecorder, UsageRepository } from '../usage/index.js';
+import { type UsageRecorder, type UsageRepository, usageSeries } from '../usage/index.js';
 import { clearSessionCookie, sessionTransportAllowed, setSessionCookie } from './cookie.js';
 import type { Sessions } from './sessions.js';
-import { usageSeries } from './usage.js';
 
 /** The key manager's refusals as the admin API answers them. */
 async function checked<T>(work: () => Promise<T>): Promise<T> {

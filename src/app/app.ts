@@ -57,6 +57,7 @@ import {
   type Authenticator,
   createKeyManager,
   identifyCaller,
+  type KeyManager,
   requireApiKey,
   requireScope,
 } from '../keys/index.js';
@@ -247,8 +248,8 @@ function createFastify(config: Config, logger: Logger): FastifyInstance {
 }
 
 /** The handler of every operation of the contract, over one create path. */
-function operationHandlers(deps: AppDeps, creates: IdempotentCreates) {
-  const { storage, clock, recorder, config } = deps;
+function operationHandlers(deps: AppDeps, creates: IdempotentCreates, keys: KeyManager) {
+  const { storage, clock, recorder, config, authenticator } = deps;
   const categories = createCategoryService({ categories: storage.categories });
   // Another instance's write makes our cached list stale: PostgreSQL tells us (LISTEN/NOTIFY).
   const watching = storage.watchCategories(() => categories.invalidate());
@@ -256,7 +257,14 @@ function operationHandlers(deps: AppDeps, creates: IdempotentCreates) {
     ...createCategoryHandlers({ categories, creates }),
     ...createPetHandlers({ pets: storage.pets, creates }),
     ...createOrderHandlers({ orders: storage.orders, clock, creates }),
-    ...createAccountHandlers({ usage: storage.usage, recorder, deprecation: config.deprecation, clock }),
+    ...createAccountHandlers({
+      usage: storage.usage,
+      recorder,
+      keys,
+      authenticator,
+      deprecation: config.deprecation,
+      clock,
+    }),
   };
   return { handlers, watching };
 }
@@ -323,7 +331,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await deps.tracing?.shutdown();
   });
 
-  const { handlers, watching } = operationHandlers(deps, createIdempotentCreates({ storage, clock }));
+  const keys = createKeyManager({ apiKeys: storage.apiKeys, env: config.env, clock });
+  const { handlers, watching } = operationHandlers(deps, createIdempotentCreates({ storage, clock }), keys);
   await watching;
   const sessions = createSessions({
     sessions: storage.sessions,
@@ -332,7 +341,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock,
   });
   await registerApi(app, API_PREFIX, API_STAGES, { ...deps, handlers, sessions });
-  const keys = createKeyManager({ apiKeys: storage.apiKeys, env: config.env, clock });
   const adminHandlers = createAdminHandlers({
     keys,
     domains: deps.domains.manager,

@@ -661,4 +661,3 @@ export type AuditQuery = Static<typeof AuditQuery>;
 export type NewDomain = Static<typeof NewDomain>;
 export type UsageQuery = Static<typeof UsageQuery>;
 export type KeyUsageQuery = Static<typeof KeyUsageQuery>;
-export type UsageSeries = Static<typeof UsageSeries>;

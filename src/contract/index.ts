@@ -12,7 +12,6 @@ export {
   type Rotation,
   USAGE_SPAN,
   type UsageQuery,
-  type UsageSeries,
 } from './admin.js';
 export { type AdminDocumentOptions, buildAdminDocument } from './admin-openapi.js';
 export { SUCCESS_ANSWERS } from './answers.js';
@@ -21,8 +20,13 @@ export type { ApiDescription } from './document.js';
 export {
   DATE_TIME_PATTERN,
   type KeyInfo,
+  type KeyRotation,
+  type KeyUsageHistory,
+  MAX_GRACE_SECONDS,
   PLAN_NAMES,
   type PlanName,
+  type RevokedKey,
+  type RotatedKey,
   SCOPES,
   type Scope,
   type UsageDay,

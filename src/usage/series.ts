@@ -1,5 +1,13 @@
-import type { UsageSeries } from '../contract/index.js';
-import type { DayCounts, UsageRepository } from '../usage/index.js';
+import type { DayCounts, UsageRepository } from './types.js';
+
+/** A series of usage buckets, as the admin API answers it. */
+export interface UsageSeries {
+  key: string | null;
+  granularity: 'hour' | 'day';
+  from: string;
+  to: string;
+  buckets: (DayCounts & { start: string })[];
+}
 
 const UNIT_MS = { hour: 3_600_000, day: 86_400_000 } as const;
 /** How a bucket is named in storage: `YYYY-MM-DDTHH` for an hour, `YYYY-MM-DD` for a day. */
@@ -8,8 +16,9 @@ const NONE: DayCounts = { success: 0, clientErrors: 0, rateLimited: 0, serverErr
 
 /**
  * The usage of one key (or of every key) from the bucket that holds `from` to the one that holds `to`, every
- * bucket present, those without requests at 0.
- * Answers why not, as a sentence, when the range is backwards or holds more than `span` buckets.
+ * bucket present, those without requests at 0, plus `pending` (counts this instance has not flushed, by the
+ * bucket's name in storage). Answers why not, as a sentence, when the range is backwards or holds more than
+ * `span` buckets.
  */
 export async function usageSeries(
   usage: UsageRepository,
@@ -19,6 +28,7 @@ export async function usageSeries(
     from: number | undefined;
     to: number;
     span: number;
+    pending?: ReadonlyMap<string, DayCounts>;
   },
 ): Promise<UsageSeries | string> {
   const { key, granularity, span } = query;
@@ -42,7 +52,15 @@ export async function usageSeries(
   const byName = new Map<string, DayCounts>(stored);
   const buckets = [];
   for (let start = first; start <= last; start += unit) {
-    buckets.push({ start: new Date(start).toISOString(), ...(byName.get(name(start)) ?? NONE) });
+    const counts = { ...(byName.get(name(start)) ?? NONE) };
+    const pending = query.pending?.get(name(start));
+    if (pending !== undefined) {
+      counts.success += pending.success;
+      counts.clientErrors += pending.clientErrors;
+      counts.rateLimited += pending.rateLimited;
+      counts.serverErrors += pending.serverErrors;
+    }
+    buckets.push({ start: new Date(start).toISOString(), ...counts });
   }
   return {
     key: key ?? null,
