@@ -5,9 +5,11 @@ import {
   closeSync,
   copyFileSync,
   existsSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  statSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -229,6 +231,47 @@ describe('petstore backup and restore (SQLite)', () => {
       plain.stdout,
       /^Backed up .+petstore\.db to .+plain\.db \(\d+ bytes, schema version \d+, integrity ok\)\n$/,
     );
+  });
+
+  test('a backup or a restore that fails midway (the disk full) leaves nothing behind and the database as it was', async (t) => {
+    const small = path.join(dir, 'small');
+    mkdirSync(small);
+    const size = statSync(backup).size;
+    /** A tmpfs of `bytes` at `small`: too small for a further copy of the database, which fails mid-copy. */
+    const mount = (bytes: number) =>
+      run('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', small]).then(
+        () => true,
+        () => false,
+      );
+    if (!(await mount(Math.floor(size / 2)))) {
+      t.skip('cannot mount a small tmpfs here (needs root)');
+      return;
+    }
+    try {
+      const failed = await runCli(['backup', path.join(small, 'full.db')], env);
+      assertRefused(
+        failed,
+        /no room for the copy in .*small \(the disk is full\): free space there, nothing was changed/,
+      );
+      assert.deepEqual(readdirSync(small), [], 'no backup file, no temporary one');
+    } finally {
+      await run('umount', [small]);
+    }
+    assert.ok(await mount(size + Math.floor(size / 2)));
+    try {
+      const smallDatabase = path.join(small, 'petstore.db');
+      copyFileSync(backup, smallDatabase);
+      const before = sha256(smallDatabase);
+      const smallEnv = { ...env, DATABASE_URL: `sqlite:${smallDatabase}` };
+      assertRefused(
+        await runCli(['restore', backup], smallEnv),
+        /no room for the copy in .*small \(the disk is full\): free space there, nothing was changed/,
+      );
+      assert.equal(sha256(smallDatabase), before, 'the database is unchanged');
+      assert.deepEqual(readdirSync(small), ['petstore.db'], 'no temporary file is left');
+    } finally {
+      await run('umount', [small]);
+    }
   });
 
   test('on PostgreSQL both commands refuse in one line that points to pg_dump and pg_restore', async () => {

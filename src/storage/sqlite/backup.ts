@@ -49,6 +49,20 @@ function fsyncPath(where: string): void {
   }
 }
 
+/** A failure to write the copy, in words that say what to fix; other errors pass unchanged. */
+function writeFailure(error: unknown, dir: string): unknown {
+  const code = (error as { code?: string }).code;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') {
+    return new BackupError(
+      `no room for the copy in ${dir} (the disk is full): free space there, nothing was changed`,
+    );
+  }
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'SQLITE_CANTOPEN') {
+    return new BackupError(`cannot write in ${dir} (${code}): use a directory this user can write to`);
+  }
+  return error;
+}
+
 function isSqliteFile(file: string): boolean {
   const fd = fs.openSync(file, 'r');
   try {
@@ -129,7 +143,9 @@ export async function backupSqlite(source: string, target: string): Promise<Sqli
   try {
     db.pragma('busy_timeout = 5000');
     if (!hasSchemaTable(db)) throw new BackupError(`${from} holds no Pet Store schema`);
-    await db.backup(temp, { progress: () => 0x7fffffff });
+    await db.backup(temp, { progress: () => 0x7fffffff }).catch((error: unknown) => {
+      throw writeFailure(error, path.dirname(to));
+    });
     db.close();
     const schemaVersion = checkCopy(temp, `the copy of ${from}`);
     fs.chmodSync(temp, 0o600);
@@ -235,7 +251,11 @@ export function restoreSqlite(backup: string, target: string): SqliteCopyReport 
   fs.mkdirSync(path.dirname(to), { recursive: true });
   const temp = tempBeside(to, 'restore');
   try {
-    fs.copyFileSync(from, temp, fs.constants.COPYFILE_EXCL);
+    try {
+      fs.copyFileSync(from, temp, fs.constants.COPYFILE_EXCL);
+    } catch (error) {
+      throw writeFailure(error, path.dirname(to));
+    }
     const schemaVersion = checkCopy(temp, from);
     if (schemaVersion > NEWEST_SCHEMA) {
       throw new BackupError(
