@@ -11,11 +11,13 @@ import { type AdminAuthenticator, createAdminHandlers, identifyAdmin, requireAdm
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
 import type { Clock } from '../clock/index.js';
 import { type Config, packageFile } from '../config/index.js';
+import { CONSOLE_PATH, registerConsole } from '../console/index.js';
 import {
   ADMIN_API,
   ADMIN_PREFIX,
   type AdminOperationId,
   API_PREFIX,
+  API_VERSION,
   buildAdminDocument,
   buildOpenApiDocument,
   V1_API,
@@ -296,7 +298,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerDomains(app, {
     registry: deps.domains.registry,
     ownHosts: deps.domains.ownHosts,
-    operatorPaths: [ADMIN_PREFIX, ...HEALTH_PATHS],
+    operatorPaths: [ADMIN_PREFIX, CONSOLE_PATH, ...HEALTH_PATHS],
   });
   // Stored idempotent answers expire after 24 h; purging keeps the table bounded.
   const stopPurging = startPurging({ idempotency: storage.idempotency, clock, logger });
@@ -347,6 +349,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       document: json(buildAdminDocument({ rateLimit: config.rateLimit.admin })),
     },
   ]);
+  registerConsole(app, { version: API_VERSION });
   registerHealth(app, { checks: readinessChecks(deps), metrics });
   return app;
 }

@@ -1,1 +1,2 @@
+export { type StaticAsset, staticAsset } from './assets.js';
 export { type Reference, registerDocs } from './routes.js';
