@@ -19,6 +19,15 @@ const OUTCOMES: readonly { field: Outcome; label: string; stroke: string; dash?:
 const HEIGHT = 220;
 const UTC = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC');
 
+/** A time axis label in UTC, 24-hour: `14:00` by the hour, with the date at midnight; `11-26` by the day. */
+function tickLabel(seconds: number, hourly: boolean): string {
+  const iso = new Date(seconds * 1000).toISOString();
+  const day = iso.slice(5, 10);
+  const hour = iso.slice(11, 16);
+  if (!hourly) return day;
+  return hour === '00:00' ? `${day}\n${hour}` : hour;
+}
+
 function plotOptions(width: number, hourly: boolean): uPlot.Options {
   return {
     width,
@@ -38,7 +47,10 @@ function plotOptions(width: number, hourly: boolean): uPlot.Options {
         points: { show: false },
       })),
     ],
-    axes: [{}, { values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => formatNumber(tick)) }],
+    axes: [
+      { space: 60, values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => tickLabel(tick, hourly)) },
+      { values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => formatNumber(tick)) },
+    ],
   };
 }
 
