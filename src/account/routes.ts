@@ -1,10 +1,27 @@
 import type { Clock } from '../clock/index.js';
-import { type KeyInfo, OPERATIONS, type OperationId, type UsageDay } from '../contract/index.js';
+import {
+  type KeyInfo,
+  type KeyRotation,
+  type KeyUsageHistory,
+  OPERATIONS,
+  type OperationId,
+  type UsageDay,
+} from '../contract/index.js';
+import { ApiError } from '../errors/index.js';
 import type { OperationHandlers } from '../http/index.js';
-import { dayOf, type UsageRecorder, type UsageRepository } from '../usage/index.js';
+import {
+  type Authenticator,
+  KeyExpiredError,
+  type KeyManager,
+  KeyRevokedError,
+  KeyRotatedError,
+} from '../keys/index.js';
+import { dayOf, type UsageRecorder, type UsageRepository, usageSeries } from '../usage/index.js';
 import type { DeprecationPolicy } from '../versioning/index.js';
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+type KeyRecordLike = { id: string };
 
 /** A window as the rate-limit headers describe it: the reset in Unix seconds. */
 const windowOf = (window: { limit: number; remaining: number; resetAt: number }) => ({
@@ -13,18 +30,38 @@ const windowOf = (window: { limit: number; remaining: number; resetAt: number })
   reset: Math.ceil(window.resetAt / 1000),
 });
 
+/** The key manager's refusals of a change to the calling key, as the API answers them. */
+async function checked<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof KeyRotatedError) throw new ApiError('key_rotated', error.message);
+    if (error instanceof KeyRevokedError) throw new ApiError('key_revoked', error.message);
+    if (error instanceof KeyExpiredError) throw new ApiError('key_expired', error.message);
+    throw error;
+  }
+}
+
 /**
- * `GET /v1/key`: the calling key, its windows (as the rate limiter just looked at them, counting nothing),
- * its last 7 days of use (stored, plus what this instance has not flushed yet) and its calls of deprecated
- * operations with their sunset dates.
+ * The calling key's own operations, which reach no other key: `GET /v1/key` (the key, its windows as the
+ * rate limiter just looked at them, counting nothing, its last 7 days of use, stored plus what this instance
+ * has not flushed yet, and its calls of deprecated operations with their sunset dates), `GET /v1/key/usage`
+ * (by hour and by day), and rotating or revoking it, audited as changes made by the key itself.
  */
 export function createAccountHandlers(deps: {
   usage: UsageRepository;
   recorder: UsageRecorder;
+  keys: KeyManager;
+  authenticator: Authenticator;
   deprecation: DeprecationPolicy;
   clock: Clock;
-}): Pick<OperationHandlers, 'getKey'> {
-  const { usage, recorder, deprecation, clock } = deps;
+}): Pick<OperationHandlers, 'getKey' | 'getKeyUsage' | 'rotateKey' | 'revokeKey'> {
+  const { usage, recorder, keys, authenticator, deprecation, clock } = deps;
+  /** The calling key: the stages before the handlers set it for every request that reaches one. */
+  const callerOf = (request: { apiKey: KeyRecordLike | null }) => {
+    if (request.apiKey === null) throw new Error('an operation of the calling key reached without a key');
+    return request.apiKey;
+  };
   const operations = new Map<string, { method: string; path: string }>(
     OPERATIONS.map((operation) => [operation.operationId, operation]),
   );
@@ -95,6 +132,61 @@ export function createAccountHandlers(deps: {
         }),
       };
       return reply.send(info);
+    },
+    async getKeyUsage(request, reply) {
+      const key = callerOf(request);
+      const to = clock.now();
+      const pending = recorder.pending(key.id);
+      const [hours, days] = await Promise.all([
+        usageSeries(usage, {
+          key: key.id,
+          granularity: 'hour',
+          from: to - 47 * HOUR_MS,
+          to,
+          span: 48,
+          pending: pending.hours,
+        }),
+        usageSeries(usage, {
+          key: key.id,
+          granularity: 'day',
+          from: to - 29 * DAY_MS,
+          to,
+          span: 30,
+          pending: pending.days,
+        }),
+      ]);
+      // Both ranges are fixed, forwards and within their spans.
+      if (typeof hours === 'string' || typeof days === 'string')
+        throw new Error(`usage series: ${hours} ${days}`);
+      const history: KeyUsageHistory = { hours: hours.buckets, days: days.buckets };
+      return reply.send(history);
+    },
+    async rotateKey(request, reply) {
+      const key = callerOf(request);
+      const graceSeconds = (request.body as KeyRotation | undefined)?.gracePeriodSeconds ?? 0;
+      const rotated = await checked(() => keys.rotate(key.id, graceSeconds * 1000, key.id));
+      if (rotated === undefined) throw new Error(`the calling key ${key.id} is not stored`);
+      const { record } = rotated;
+      return reply.code(201).send({
+        id: record.id,
+        key: rotated.key,
+        name: record.name,
+        plan: record.plan,
+        scopes: [...record.scopes],
+        createdAt: record.createdAt,
+        expiresAt: record.expiresAt,
+        replaces: key.id,
+        // The grace end, or the key's own expiry when that comes first.
+        replacedKeyExpiresAt: rotated.previous.expiresAt as string,
+      });
+    },
+    async revokeKey(request, reply) {
+      const key = callerOf(request);
+      const revoked = await keys.revoke(key.id, key.id);
+      if (revoked === undefined) throw new Error(`the calling key ${key.id} is not stored`);
+      // This instance refuses it from the next request; the others within their refresh.
+      await authenticator.refresh();
+      return reply.send({ id: revoked.id, revokedAt: revoked.revokedAt });
     },
   };
 }

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { sendError } from '../http/index.js';
 import { bearerToken } from '../keys/index.js';
 import type { AdminAuthenticator } from './authenticator.js';
+import { fromSameOrigin, sessionCookie } from './cookie.js';
+import type { Sessions, SessionView } from './sessions.js';
 import type { AdminTokenRecord } from './tokens.js';
 
 declare module 'fastify' {
@@ -10,6 +12,8 @@ declare module 'fastify' {
     adminToken: AdminTokenRecord | null;
     /** Why a request to the admin API has no valid token: none was sent, or the one sent was refused. */
     adminTokenProblem: 'missing' | 'invalid' | null;
+    /** The console session the request came with, when it sent its cookie instead of a token. */
+    adminSession: { view: SessionView; value: string } | null;
   }
 }
 
@@ -19,15 +23,37 @@ const INVALID_CHALLENGE = {
   'www-authenticate': 'Bearer realm="petstore-admin", error="invalid_token"',
 } as const;
 
-/** Identifies the admin token of every request of the scope; answers nothing, so the limiter counts first. */
-export function identifyAdmin(app: FastifyInstance, authenticator: AdminAuthenticator): void {
+/**
+ * Identifies the admin token of every request of the scope, sent in `Authorization` or, from the console, as
+ * the token of a session cookie; answers nothing, so the limiter counts first.
+ */
+export function identifyAdmin(
+  app: FastifyInstance,
+  authenticator: AdminAuthenticator,
+  sessions: Sessions,
+): void {
   app.decorateRequest('adminToken', null);
   app.decorateRequest('adminTokenProblem', null);
+  app.decorateRequest('adminSession', null);
   app.addHook('onRequest', (request, _reply, done) => {
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) {
-      request.adminTokenProblem = 'missing';
-      return done();
+      const value = sessionCookie(request);
+      if (value === undefined) {
+        request.adminTokenProblem = 'missing';
+        return done();
+      }
+      return void sessions.identify(value).then(
+        (session) => {
+          if (session === undefined) request.adminTokenProblem = 'invalid';
+          else {
+            request.adminToken = session.token;
+            request.adminSession = { view: session.view, value };
+          }
+          done();
+        },
+        (error: unknown) => done(error as Error),
+      );
     }
     const identify = (record: AdminTokenRecord | undefined) => {
       if (record !== undefined) request.adminToken = record;
@@ -46,12 +72,27 @@ export function identifyAdmin(app: FastifyInstance, authenticator: AdminAuthenti
   });
 }
 
-/** Refuses every request of the scope without a valid admin token with 401. */
+/** Methods that change nothing: a session may send them from anywhere its cookie goes (same-site only). */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Refuses every request of the scope without a valid admin token with 401, and a change made with a session
+ * cookie from a page of another origin with 403: the cookie is `SameSite=Strict`, and this holds even for a
+ * sibling subdomain, which counts as the same site.
+ */
 export function requireAdmin(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.adminToken !== null) done();
-    else if (request.adminTokenProblem === 'invalid') {
-      sendError(request, reply, 'invalid_api_key', 'The admin token is not valid', INVALID_CHALLENGE);
+    if (request.adminToken !== null) {
+      if (request.adminSession === null || SAFE_METHODS.has(request.method) || fromSameOrigin(request))
+        return done();
+      const message = 'A change made with a console session must come from a page of this origin';
+      sendError(request, reply, 'cross_origin_request', message);
+    } else if (request.adminTokenProblem === 'invalid') {
+      const message =
+        bearerToken(request.headers.authorization) === undefined
+          ? 'The console session has ended: sign in again'
+          : 'The admin token is not valid';
+      sendError(request, reply, 'invalid_api_key', message, INVALID_CHALLENGE);
     } else {
       const message = 'An admin token is required: send Authorization: Bearer <ADMIN_TOKEN>';
       sendError(request, reply, 'missing_api_key', message, MISSING_CHALLENGE);

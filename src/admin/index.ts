@@ -2,6 +2,15 @@ export { type AdminAuthenticator, createAdminAuthenticator } from './authenticat
 export { identifyAdmin, requireAdmin } from './hook.js';
 export { createAdminHandlers } from './routes.js';
 export {
+  createSessions,
+  SESSION_IDLE_MS,
+  SESSION_MAX_MS,
+  type SessionRecord,
+  type SessionRepository,
+  type Sessions,
+  type SessionView,
+} from './sessions.js';
+export {
   type AdminTokenManager,
   type AdminTokenRecord,
   type AdminTokenRepository,

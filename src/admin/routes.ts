@@ -1,12 +1,16 @@
 import type { AuditRepository } from '../audit/index.js';
-import type { Clock } from '../clock/index.js';
-import type {
-  AdminOperationId,
-  ApiKeyChange,
-  AuditQuery,
-  NewApiKey,
-  NewDomain,
-  Rotation,
+import { type Clock, parseTimestamp } from '../clock/index.js';
+import {
+  type AdminOperationId,
+  type ApiKeyChange,
+  AUDIT_PAGE,
+  type AuditQuery,
+  type KeyUsageQuery,
+  type NewApiKey,
+  type NewDomain,
+  type Rotation,
+  USAGE_SPAN,
+  type UsageQuery,
 } from '../contract/index.js';
 import { DomainConflictError, DomainInputError, type DomainManager } from '../domains/index.js';
 import { ApiError } from '../errors/index.js';
@@ -21,6 +25,10 @@ import {
   KeyRotatedError,
   keyView,
 } from '../keys/index.js';
+import { limitsFor, type RateLimitPolicy } from '../ratelimit/index.js';
+import { type UsageRecorder, type UsageRepository, usageSeries } from '../usage/index.js';
+import { clearSessionCookie, sessionTransportAllowed, setSessionCookie } from './cookie.js';
+import type { Sessions } from './sessions.js';
 
 /** The key manager's refusals as the admin API answers them. */
 async function checked<T>(work: () => Promise<T>): Promise<T> {
@@ -37,6 +45,8 @@ async function checked<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+const noSession = () =>
+  new ApiError('not_found', 'This request has no console session: it sent an admin token instead');
 const missing = (id: string) => new ApiError('not_found', `No API key has the id ${id}`);
 const noDomain = (name: string) =>
   new ApiError('not_found', `${name.slice(0, 100)} is not a custom domain of this service`);
@@ -52,20 +62,34 @@ function limitsOf(body: { perMinute?: number; perDay?: number }, current?: ApiKe
   return { perMinute, perDay };
 }
 
+/** A timestamp of a query, as stored (ISO 8601, UTC); the schema let through only RFC 3339's shape. */
+function instant(text: string | undefined, field: string): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseTimestamp(text);
+  if (ms === undefined)
+    throw new ApiError('validation_failed', `${field} is not a date and time that exists`);
+  return ms;
+}
+const isoOf = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
 /**
  * The handlers of the admin API: thin callers of the same key and domain managers as the CLI, acting as
- * their token.
+ * their token (sent in `Authorization`, or the token of a console session).
  */
 export function createAdminHandlers(deps: {
   keys: KeyManager;
   domains: DomainManager;
   audit: AuditRepository;
+  sessions: Sessions;
+  usage: UsageRepository;
+  recorder: UsageRecorder;
+  rateLimit: RateLimitPolicy;
   clock: Clock;
 }): Record<AdminOperationId, OperationHandler> {
-  const { keys, domains, audit, clock } = deps;
+  const { keys, domains, audit, sessions, usage, recorder, rateLimit, clock } = deps;
   const nameOf = (params: unknown) => (params as { name: string }).name;
   const actor = (request: { adminToken: { id: string } | null }) => request.adminToken?.id ?? 'unknown';
-  const view = (record: ApiKeyRecord) => keyView(record, clock.now());
+  const view = (record: ApiKeyRecord) => keyView(record, clock.now(), limitsFor(rateLimit, record));
   const issued = ({ record, key }: IssuedKey) => ({ ...view(record), key });
   const found = (record: ApiKeyRecord | undefined, id: string) => {
     if (record === undefined) throw missing(id);
@@ -136,12 +160,88 @@ export function createAdminHandlers(deps: {
     },
     async listAuditEvents(request, reply) {
       const query = request.query as AuditQuery;
+      const from = isoOf(instant(query.from, 'from'));
+      const to = isoOf(instant(query.to, 'to'));
       const events = await audit.list({
         after: query.after ?? 0,
-        limit: query.limit ?? 100,
+        limit: query.limit ?? AUDIT_PAGE.default,
+        ...(query.before !== undefined ? { before: query.before } : {}),
         ...(query.target !== undefined ? { target: query.target } : {}),
+        ...(query.actor !== undefined ? { actor: query.actor } : {}),
+        ...(from !== undefined ? { from } : {}),
+        ...(to !== undefined ? { to } : {}),
+        ...(query.order !== undefined ? { order: query.order } : {}),
       });
       return reply.send(events);
+    },
+    async startSession(request, reply) {
+      const token = request.adminToken;
+      if (token === null || request.adminSession !== null) {
+        throw new ApiError(
+          'missing_api_key',
+          'Sign in with an admin token: send Authorization: Bearer <ADMIN_TOKEN>',
+        );
+      }
+      if (!sessionTransportAllowed(request)) {
+        throw new ApiError(
+          'https_required',
+          'A console session starts only over HTTPS, or over plain HTTP from this machine',
+        );
+      }
+      const { value, view: session } = await sessions.start(token);
+      return reply.code(201).header('set-cookie', setSessionCookie(request, value)).send(session);
+    },
+    async getSession(request, reply) {
+      if (request.adminSession === null) throw noSession();
+      return reply.send(request.adminSession.view);
+    },
+    async endSession(request, reply) {
+      const session = request.adminSession;
+      if (session === null || request.adminToken === null) throw noSession();
+      const ended = await sessions.end(session.value, request.adminToken);
+      return reply.header('set-cookie', clearSessionCookie(request)).send({ ended });
+    },
+    async getUsage(request, reply) {
+      const query = request.query as UsageQuery;
+      if (query.key !== undefined && (await keys.get(query.key)) === undefined) throw missing(query.key);
+      const granularity = query.granularity ?? 'hour';
+      const span = granularity === 'hour' ? USAGE_SPAN.hours : USAGE_SPAN.days;
+      const to = instant(query.to, 'to') ?? clock.now();
+      const from = instant(query.from, 'from');
+      // This instance's counts are stored first; the others' reach storage within their flush interval.
+      await recorder.flush();
+      const series = await usageSeries(usage, { key: query.key, granularity, from, to, span });
+      if (typeof series === 'string') throw new ApiError('validation_failed', series);
+      return reply.send(series);
+    },
+    async listKeyUsage(request, reply) {
+      const query = request.query as KeyUsageQuery;
+      const day = query.day ?? new Date(clock.now()).toISOString().slice(0, 10);
+      if (parseTimestamp(`${day}T00:00:00Z`) === undefined) {
+        throw new ApiError('validation_failed', `day ${day} does not exist`);
+      }
+      await recorder.flush();
+      const [used, records] = await Promise.all([usage.keysOn(day, query.limit ?? 10), keys.list()]);
+      const byId = new Map(records.map((record) => [record.id, record]));
+      return reply.send(
+        used.flatMap((counts) => {
+          const record = byId.get(counts.keyId);
+          if (record === undefined) return [];
+          const limits = limitsFor(rateLimit, record);
+          const spent = counts.success + counts.clientErrors + counts.serverErrors;
+          return [
+            {
+              ...counts,
+              name: record.name,
+              plan: record.plan,
+              used: spent,
+              perMinute: limits.perMinute,
+              perDay: limits.perDay,
+              dayShare: limits.perDay > 0 ? spent / limits.perDay : 0,
+            },
+          ];
+        }),
+      );
     },
     async listDomains(_request, reply) {
       return reply.send((await domains.list()).map((record) => domains.view(record)));

@@ -7,7 +7,14 @@ import Fastify, {
 } from 'fastify';
 import { registerAccessLog } from '../access-log/index.js';
 import { createAccountHandlers } from '../account/index.js';
-import { type AdminAuthenticator, createAdminHandlers, identifyAdmin, requireAdmin } from '../admin/index.js';
+import {
+  type AdminAuthenticator,
+  createAdminHandlers,
+  createSessions,
+  identifyAdmin,
+  requireAdmin,
+  type Sessions,
+} from '../admin/index.js';
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
 import type { Clock } from '../clock/index.js';
 import { type Config, packageFile } from '../config/index.js';
@@ -52,6 +59,7 @@ import {
   type Authenticator,
   createKeyManager,
   identifyCaller,
+  type KeyManager,
   requireApiKey,
   requireScope,
 } from '../keys/index.js';
@@ -87,8 +95,11 @@ export interface AppDeps {
   domains: Domains;
 }
 
-/** What the stages of an API are built from: the app's dependencies and the operations' handlers. */
-type StageDeps<H> = AppDeps & { handlers: H };
+/**
+ * What the stages of an API are built from: the app's dependencies, the operations' handlers and the console's
+ * sessions (which the admin API accepts as its tokens).
+ */
+type StageDeps<H> = AppDeps & { handlers: H; sessions: Sessions };
 
 /** One stage of an API: what it does, and the hooks (or routes) it registers on the API's scope. */
 interface Stage<H> {
@@ -173,8 +184,8 @@ const API_STAGES: readonly Stage<OperationHandlers>[] = [
 /** The stages of every request under `/admin/v1`, in this order: the API's own, for admin tokens. */
 const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[] = [
   {
-    does: 'identifies the admin token, or marks why there is none',
-    register: (scope, { adminAuthenticator }) => identifyAdmin(scope, adminAuthenticator),
+    does: 'identifies the admin token, sent or of a console session, or marks why there is none',
+    register: (scope, { adminAuthenticator, sessions }) => identifyAdmin(scope, adminAuthenticator, sessions),
   },
   {
     does: 'counts the request, by token or by address for strangers, and puts the rate-limit headers on',
@@ -189,7 +200,7 @@ const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[]
       ),
   },
   {
-    does: 'refuses a request without a valid admin token with 401',
+    does: 'refuses a request without a valid admin token with 401, and a session’s change from elsewhere with 403',
     register: (scope) => requireAdmin(scope),
   },
   {
@@ -239,8 +250,8 @@ function createFastify(config: Config, logger: Logger): FastifyInstance {
 }
 
 /** The handler of every operation of the contract, over one create path. */
-function operationHandlers(deps: AppDeps, creates: IdempotentCreates) {
-  const { storage, clock, recorder, config } = deps;
+function operationHandlers(deps: AppDeps, creates: IdempotentCreates, keys: KeyManager) {
+  const { storage, clock, recorder, config, authenticator } = deps;
   const categories = createCategoryService({ categories: storage.categories });
   // Another instance's write makes our cached list stale: PostgreSQL tells us (LISTEN/NOTIFY).
   const watching = storage.watchCategories(() => categories.invalidate());
@@ -248,7 +259,14 @@ function operationHandlers(deps: AppDeps, creates: IdempotentCreates) {
     ...createCategoryHandlers({ categories, creates }),
     ...createPetHandlers({ pets: storage.pets, creates }),
     ...createOrderHandlers({ orders: storage.orders, clock, creates }),
-    ...createAccountHandlers({ usage: storage.usage, recorder, deprecation: config.deprecation, clock }),
+    ...createAccountHandlers({
+      usage: storage.usage,
+      recorder,
+      keys,
+      authenticator,
+      deprecation: config.deprecation,
+      clock,
+    }),
   };
   return { handlers, watching };
 }
@@ -315,17 +333,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await deps.tracing?.shutdown();
   });
 
-  const { handlers, watching } = operationHandlers(deps, createIdempotentCreates({ storage, clock }));
-  await watching;
-  await registerApi(app, API_PREFIX, API_STAGES, { ...deps, handlers });
   const keys = createKeyManager({ apiKeys: storage.apiKeys, env: config.env, clock });
+  const { handlers, watching } = operationHandlers(deps, createIdempotentCreates({ storage, clock }), keys);
+  await watching;
+  const sessions = createSessions({
+    sessions: storage.sessions,
+    tokenById: (id) => deps.adminAuthenticator.byId(id),
+    recheckToken: (id) => deps.adminAuthenticator.recheckId(id),
+    clock,
+  });
+  await registerApi(app, API_PREFIX, API_STAGES, { ...deps, handlers, sessions });
   const adminHandlers = createAdminHandlers({
     keys,
     domains: deps.domains.manager,
     audit: storage.audit,
+    sessions,
+    usage: storage.usage,
+    recorder: deps.recorder,
+    rateLimit: config.rateLimit,
     clock,
   });
-  await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers });
+  await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers, sessions });
 
   const json = (document: unknown) => Buffer.from(JSON.stringify(document));
   registerDocs(app, [

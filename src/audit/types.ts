@@ -7,6 +7,8 @@ export type AuditAction =
   | 'key.unbanned'
   | 'admin_token.created'
   | 'admin_token.revoked'
+  | 'session.started'
+  | 'session.ended'
   | 'domain.added'
   | 'domain.updated'
   | 'domain.removed'
@@ -41,8 +43,24 @@ export interface AuditRecord extends AuditEntry {
   id: number;
 }
 
+/** Which entries to list: every filter given must hold. */
+export interface AuditFilter {
+  /** Only entries after this id (0: from the first). */
+  after: number;
+  /** Only entries before this id. */
+  before?: number;
+  target?: string;
+  actor?: string;
+  /** Only entries at or after this time, and before `to` (ISO 8601, as stored). */
+  from?: string;
+  to?: string;
+  /** `asc`: oldest first (the default); `desc`: newest first. */
+  order?: 'asc' | 'desc';
+  limit: number;
+}
+
 /** The record of changes: appended to only, by the repositories that make the changes. */
 export interface AuditRepository {
-  /** Entries after `after` (an id; 0 for the first), oldest first, at most `limit`, of one target if given. */
-  list(query: { after: number; limit: number; target?: string }): Promise<AuditRecord[]>;
+  /** The entries that pass the filter, in its order, at most `limit`. */
+  list(filter: AuditFilter): Promise<AuditRecord[]>;
 }

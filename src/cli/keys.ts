@@ -14,6 +14,7 @@ import {
   PLANS,
   type Plan,
 } from '../keys/index.js';
+import { limitsFor } from '../ratelimit/index.js';
 import { parseOptions, UsageError } from './args.js';
 import { parseDuration } from './duration.js';
 import { jsonLine, printable } from './output.js';
@@ -125,7 +126,7 @@ export async function keysCommand(
   if (!Object.hasOwn(OPTIONS, action)) throw new UsageError(`unknown keys action: ${action}`, 'keys');
   const { values, positionals } = parseOptions(rest, OPTIONS[action as Action], 'keys');
   const json = (values as { json?: boolean }).json === true;
-  const view = (record: ApiKeyRecord) => keyView(record, Date.now());
+  const view = (record: ApiKeyRecord) => keyView(record, Date.now(), limitsFor(config.rateLimit, record));
   const notFound = (id: string) => {
     err.write(`petstore: no API key has the id ${printable(id)}\n`);
     return 1;

@@ -1,6 +1,8 @@
 import type {
   Category,
   KeyInfo,
+  KeyRotation,
+  KeyUsageHistory,
   NewCategory,
   NewOrder,
   NewPet,
@@ -10,6 +12,8 @@ import type {
   OrderQuery,
   Pet,
   PetQuery,
+  RevokedKey,
+  RotatedKey,
 } from '../contract/index.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import {
@@ -116,6 +120,23 @@ export interface Operations {
    * @example const { limits } = await client.getKey(); console.log(limits.day.remaining);
    */
   getKey(options?: RequestOptions): Promise<KeyInfo>;
+  /**
+   * The calling key's answers by outcome for each of the last 48 hours and 30 days (beta). It spends no quota.
+   * @example const { days } = await client.getKeyUsage(); console.log(days.at(-1)?.success);
+   */
+  getKeyUsage(options?: RequestOptions): Promise<KeyUsageHistory>;
+  /**
+   * Rotates the calling key (beta): answers its successor with the new key, shown once. The client's key
+   * works for the grace period; make a new client with the successor's key. A retry whose first attempt
+   * went through is 409 `key_rotated` naming the successor.
+   * @example const next = await client.rotateKey({ gracePeriodSeconds: 3600 }); save(next.key);
+   */
+  rotateKey(rotation?: KeyRotation, options?: PostOptions): Promise<RotatedKey>;
+  /**
+   * Revokes the calling key, for a key that leaked (beta): every instance refuses it within 5 seconds.
+   * @example await client.revokeKey();
+   */
+  revokeKey(options?: PostOptions): Promise<RevokedKey>;
 }
 
 /** The method and path the contract gives an operation, as literal types. */
@@ -137,6 +158,9 @@ const ROUTES = {
   listOrders: { method: 'GET', path: '/store/orders' },
   placeOrder: { method: 'POST', path: '/store/orders' },
   getKey: { method: 'GET', path: '/key' },
+  getKeyUsage: { method: 'GET', path: '/key/usage' },
+  rotateKey: { method: 'POST', path: '/key/rotate' },
+  revokeKey: { method: 'POST', path: '/key/revoke' },
 } as const satisfies { [Id in OperationId]: ContractRoute<Id> };
 
 /** The major version segment every operation lives under (spec section 9). */
@@ -195,8 +219,19 @@ function settingsFrom(options: ClientOptions): TransportSettings {
  */
 export function createClient(options: ClientOptions): PetstoreClient {
   const settings = settingsFrom(options);
-  const { listCategories, createCategory, listPets, createPet, getPetById, listOrders, placeOrder, getKey } =
-    ROUTES;
+  const {
+    listCategories,
+    createCategory,
+    listPets,
+    createPet,
+    getPetById,
+    listOrders,
+    placeOrder,
+    getKey,
+    getKeyUsage,
+    rotateKey,
+    revokeKey,
+  } = ROUTES;
   // The `satisfies` checks both ways: every operation of the contract has a declared method and an
   // implementation, and nothing else is added.
   const client = {
@@ -216,6 +251,10 @@ export function createClient(options: ClientOptions): PetstoreClient {
       send(settings, { ...listOrders, query: query ?? {}, options: requestOptions }),
     placeOrder: (order, postOptions) => send(settings, { ...placeOrder, body: order, options: postOptions }),
     getKey: (requestOptions) => send(settings, { ...getKey, options: requestOptions }),
+    getKeyUsage: (requestOptions) => send(settings, { ...getKeyUsage, options: requestOptions }),
+    rotateKey: (rotation, postOptions) =>
+      send(settings, { ...rotateKey, body: rotation ?? {}, options: postOptions }),
+    revokeKey: (postOptions) => send(settings, { ...revokeKey, options: postOptions }),
   } satisfies { [Id in OperationId]: Operations[Id] };
   async function* paginate<Id extends keyof PagedLists>(
     operation: Id,

@@ -67,6 +67,12 @@ export function buildAdminDocument(options: AdminDocumentOptions): Json {
     tags: [
       { name: 'Keys', description: 'API keys: create, show, change, rotate, revoke, unban.' },
       { name: 'Audit', description: 'The record of every change.' },
+      { name: 'Usage', description: 'Answers by outcome over time, and the most used keys of a day.' },
+      { name: 'Domains', description: 'The custom domains of the published reference.' },
+      {
+        name: 'Sessions',
+        description: 'The console’s sign-in: an admin token exchanged for a session cookie.',
+      },
     ],
     paths: pathsOf(parts),
     components: componentsOf(parts, {

@@ -90,6 +90,13 @@ export const ApiKey = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    effectiveLimits: Type.Object(
+      { perMinute: Type.Integer({ minimum: 0 }), perDay: Type.Integer({ minimum: 0 }) },
+      {
+        additionalProperties: false,
+        description: 'The limits its requests meet: its plan’s, or its own for enterprise.',
+      },
+    ),
     scopes: ScopesSchema,
     prefix: Type.String({ description: 'The first characters of the key, to tell keys apart.' }),
     env: stringEnum(['production', 'staging'] as const),
@@ -134,18 +141,32 @@ export const AuditEvent = Type.Object(
   { additionalProperties: false, description: 'One change to a key or an admin token.' },
 );
 
+const EventId = (description: string) =>
+  Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
+
 export const AuditQuery = Type.Object(
   {
     target: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'Only events of this id.' }),
+      Type.String({ minLength: 1, maxLength: 254, description: 'Only events of this key, token or domain.' }),
     ),
-    after: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: Number.MAX_SAFE_INTEGER,
-        description: 'Only events after this id.',
+    actor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Only events of this actor: an admin token id, `cli`, `config` or `checker`.',
       }),
     ),
+    from: Type.Optional(TimestampInput('Only events at or after this time.')),
+    to: Type.Optional(TimestampInput('Only events before this time.')),
+    order: Type.Optional(
+      stringEnum(['asc', 'desc'] as const, {
+        default: 'asc',
+        description:
+          '`asc` (the default): oldest first, paged with `after`; `desc`: newest first, paged with `before`.',
+      }),
+    ),
+    after: Type.Optional(EventId('Only events after this id.')),
+    before: Type.Optional(EventId('Only events before this id.')),
     limit: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -159,6 +180,114 @@ export const AuditQuery = Type.Object(
 );
 
 export const KeyParams = Type.Object({ id: KeyId }, { additionalProperties: false });
+
+export const Session = Type.Object(
+  {
+    tokenId: Type.String({
+      description: 'The admin token it was made with: its changes are audited as that token’s.',
+    }),
+    tokenName: Type.String(),
+    createdAt: Timestamp('When it started.'),
+    expiresAt: Timestamp('When it ends however busy it is: 12 hours after it started.'),
+    idleExpiresAt: Timestamp('When it ends unless it makes a request first: 30 minutes after its last one.'),
+  },
+  {
+    additionalProperties: false,
+    description: 'A console session: the cookie that carries it is never shown.',
+  },
+);
+
+export const SessionEnd = Type.Object(
+  { ended: Type.Boolean({ description: 'False when it had already ended.' }) },
+  { additionalProperties: false, description: 'A session ended: its cookie is refused from now on.' },
+);
+
+/** How far back usage can be read: hourly counts are kept 90 days, daily ones for good (10 years a request). */
+export const USAGE_SPAN = { hours: 90 * 24, days: 3660 } as const;
+
+export const UsageQuery = Type.Object(
+  {
+    key: Type.Optional(KeyId),
+    granularity: Type.Optional(
+      stringEnum(['hour', 'day'] as const, {
+        default: 'hour',
+        description: '`hour` (the default; counts kept 90 days) or `day` (kept for good).',
+      }),
+    ),
+    from: Type.Optional(
+      TimestampInput('The first bucket holds this time. Default: 47 hours or 89 days before `to`.'),
+    ),
+    to: Type.Optional(TimestampInput('The last bucket holds this time. Default: now.')),
+  },
+  { additionalProperties: false },
+);
+
+const OutcomeCounts = {
+  success: Type.Integer({ minimum: 0, description: '2xx and 3xx answers.' }),
+  clientErrors: Type.Integer({ minimum: 0, description: '4xx answers other than 429.' }),
+  rateLimited: Type.Integer({ minimum: 0, description: '429 answers.' }),
+  serverErrors: Type.Integer({ minimum: 0, description: '5xx answers.' }),
+};
+
+export const UsageSeries = Type.Object(
+  {
+    key: OrNull(KeyId),
+    granularity: stringEnum(['hour', 'day'] as const),
+    from: Timestamp('The start of the first bucket.'),
+    to: Timestamp('The end of the last bucket.'),
+    buckets: Type.Array(
+      Type.Object(
+        { start: Timestamp('Where the bucket starts (UTC).'), ...OutcomeCounts },
+        { additionalProperties: false },
+      ),
+      { description: 'Every bucket from `from` to `to`, oldest first, those without requests at 0.' },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Answers by outcome, of one key or of every key summed, as stored by every instance (each flushes ' +
+      'every few seconds) and as counted by this one.',
+  },
+);
+
+export const KeyUsageQuery = Type.Object(
+  {
+    day: Type.Optional(
+      Type.String({
+        pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+        description: 'A UTC day, `YYYY-MM-DD`. Default: today.',
+        examples: ['2027-01-31'],
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        default: 10,
+        description: 'At most this many keys, 1 to 1000.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const KeyUsage = Type.Object(
+  {
+    keyId: KeyId,
+    name: Type.String(),
+    plan: PlanSchema,
+    ...OutcomeCounts,
+    used: Type.Integer({
+      minimum: 0,
+      description: 'The answers that counted against its day window: all but the 429s.',
+    }),
+    perMinute: Type.Integer({ minimum: 0 }),
+    perDay: Type.Integer({ minimum: 0 }),
+    dayShare: Type.Number({ minimum: 0, description: '`used` / `perDay`: above 0.8 is near the limit.' }),
+  },
+  { additionalProperties: false, description: 'One key’s use on one day.' },
+);
 
 const DomainName = (description: string) =>
   Type.String({
@@ -264,6 +393,10 @@ export const ADMIN_SCHEMAS = {
   ApiKey,
   ApiKeyCreated,
   AuditEvent,
+  Session,
+  SessionEnd,
+  UsageSeries,
+  KeyUsage,
   NewDomain,
   Domain,
   DomainRemoval,
@@ -271,10 +404,14 @@ export const ADMIN_SCHEMAS = {
 } satisfies Record<string, TSchema>;
 export type AdminSchemaName = keyof typeof ADMIN_SCHEMAS;
 
-export const ADMIN_PARAMETER_SCHEMAS = { KeyParams, DomainParams, AuditQuery, NoQuery } satisfies Record<
-  string,
-  TSchema
->;
+export const ADMIN_PARAMETER_SCHEMAS = {
+  KeyParams,
+  DomainParams,
+  AuditQuery,
+  UsageQuery,
+  KeyUsageQuery,
+  NoQuery,
+} satisfies Record<string, TSchema>;
 export type AdminParameterName = keyof typeof ADMIN_PARAMETER_SCHEMAS;
 
 const BODY_ERRORS = [400, 413, 415] as const;
@@ -378,10 +515,76 @@ export const ADMIN_OPERATIONS = [
     tag: 'Audit',
     summary: 'List audit events',
     description:
-      'The append-only record of every change to keys and admin tokens, oldest first: who (an admin token ' +
-      'id, or `cli`), what and when, never a key or a token. Page with `after` (the last id seen).',
+      'The append-only record of every change to keys, admin tokens, sessions and domains: who (an admin ' +
+      'token id, or `cli`), what and when, never a key or a token. Oldest first, paged with `after` (the last ' +
+      'id seen); with `order=desc` newest first, paged with `before`. Filter by `target`, `actor` and time.',
     query: 'AuditQuery',
     success: { status: 200, description: 'The events.', schema: 'AuditEvent', array: true },
+    errors: [400],
+  },
+  {
+    operationId: 'startSession',
+    method: 'POST',
+    path: '/sessions',
+    tag: 'Sessions',
+    summary: 'Sign in to the console',
+    description:
+      'Exchanges the admin token in `Authorization` for a console session, set as a cookie: `HttpOnly`, ' +
+      '`SameSite=Strict`, `Path=/`, and over HTTPS (through the TLS front too) `Secure` with the `__Host-` ' +
+      'prefix (`__Host-petstore_session`). Over plain HTTP (`petstore_session`) only from this machine: 403 ' +
+      '`https_required` otherwise. A session ends 30 minutes after its last request, 12 hours after it ' +
+      'started, when it signs out, and when its token is revoked. With the cookie, every admin operation ' +
+      'acts as its token; one that changes something must come from a page of this origin (403 ' +
+      '`cross_origin_request`). No body.',
+    success: { status: 201, description: 'The session; its cookie is in `Set-Cookie`.', schema: 'Session' },
+    errors: [403],
+  },
+  {
+    operationId: 'getSession',
+    method: 'GET',
+    path: '/sessions/current',
+    tag: 'Sessions',
+    summary: 'Show the current console session',
+    description:
+      'The session of the cookie sent: 401 when it has ended, 404 for a request with a token instead.',
+    success: { status: 200, description: 'The session.', schema: 'Session' },
+    errors: [404],
+  },
+  {
+    operationId: 'endSession',
+    method: 'DELETE',
+    path: '/sessions/current',
+    tag: 'Sessions',
+    summary: 'Sign out of the console',
+    description: 'Ends the session of the cookie sent, on every instance at once, and clears the cookie.',
+    success: { status: 200, description: 'The session ended.', schema: 'SessionEnd' },
+    errors: [403, 404],
+  },
+  {
+    operationId: 'getUsage',
+    method: 'GET',
+    path: '/usage',
+    tag: 'Usage',
+    summary: 'Usage over time',
+    description:
+      'Answers by outcome per hour (the last 48 hours by default; kept 90 days) or per day (the last 90 days ' +
+      `by default; kept for good), of one key or of every key summed. At most ${USAGE_SPAN.hours} hourly or ` +
+      `${USAGE_SPAN.days} daily buckets a request.`,
+    query: 'UsageQuery',
+    success: { status: 200, description: 'The series.', schema: 'UsageSeries' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'listKeyUsage',
+    method: 'GET',
+    path: '/usage/keys',
+    tag: 'Usage',
+    summary: 'The most used keys of a day',
+    description:
+      'The keys that answered requests on a UTC day (today by default), the most used first, with their ' +
+      'limits and the share of their day window they used.',
+    query: 'KeyUsageQuery',
+    success: { status: 200, description: 'The keys.', schema: 'KeyUsage', array: true },
     errors: [400],
   },
   {
@@ -456,3 +659,5 @@ export type ApiKey = Static<typeof ApiKey>;
 export type AuditEvent = Static<typeof AuditEvent>;
 export type AuditQuery = Static<typeof AuditQuery>;
 export type NewDomain = Static<typeof NewDomain>;
+export type UsageQuery = Static<typeof UsageQuery>;
+export type KeyUsageQuery = Static<typeof KeyUsageQuery>;

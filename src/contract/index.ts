@@ -6,9 +6,12 @@ export {
   AUDIT_PAGE,
   type AuditEvent,
   type AuditQuery,
+  type KeyUsageQuery,
   type NewApiKey,
   type NewDomain,
   type Rotation,
+  USAGE_SPAN,
+  type UsageQuery,
 } from './admin.js';
 export { type AdminDocumentOptions, buildAdminDocument } from './admin-openapi.js';
 export { SUCCESS_ANSWERS } from './answers.js';
@@ -17,8 +20,13 @@ export type { ApiDescription } from './document.js';
 export {
   DATE_TIME_PATTERN,
   type KeyInfo,
+  type KeyRotation,
+  type KeyUsageHistory,
+  MAX_GRACE_SECONDS,
   PLAN_NAMES,
   type PlanName,
+  type RevokedKey,
+  type RotatedKey,
   SCOPES,
   type Scope,
   type UsageDay,

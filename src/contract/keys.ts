@@ -110,5 +110,73 @@ export const KeyInfo = Type.Object(
   { additionalProperties: false, description: 'The calling API key.' },
 );
 
+/** One bucket of a usage series: where it starts, and its answers by outcome. */
+const UsageBucket = Type.Object(
+  {
+    start: Timestamp('Where the hour or the day starts (UTC).'),
+    success: UsageDay.properties.success,
+    clientErrors: UsageDay.properties.clientErrors,
+    rateLimited: UsageDay.properties.rateLimited,
+    serverErrors: UsageDay.properties.serverErrors,
+  },
+  { additionalProperties: false },
+);
+
+/** `GET /v1/key/usage`: the calling key's answers by hour and by day. */
+export const KeyUsageHistory = Type.Object(
+  {
+    hours: Type.Array(UsageBucket, { description: 'The last 48 hours, oldest first, this hour last.' }),
+    days: Type.Array(UsageBucket, { description: 'The last 30 UTC days, oldest first, today last.' }),
+  },
+  { additionalProperties: false, description: 'The calling key’s usage by outcome.' },
+);
+
+/** The grace a rotation leaves the old key: up to 30 days, as the admin API's. */
+export const MAX_GRACE_SECONDS = 30 * 86_400;
+
+export const KeyRotation = Type.Object(
+  {
+    gracePeriodSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_GRACE_SECONDS,
+        default: 0,
+        description:
+          'How long the key keeps working beside its successor, up to 30 days (2592000); 0 (the default): ' +
+          'it stops at once.',
+        examples: [3600],
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'How to rotate the calling key. The body may be left out.' },
+);
+
+export const RotatedKey = Type.Object(
+  {
+    id: KeyId,
+    key: Type.String({ description: 'The new key itself: shown this once, never stored.' }),
+    name: Type.String(),
+    plan: PlanSchema,
+    scopes: ScopesSchema,
+    createdAt: Timestamp('When the new key was made.'),
+    expiresAt: OrNull(Timestamp('When the new key stops working: the old key’s expiry; null: never.')),
+    replaces: KeyId,
+    replacedKeyExpiresAt: Timestamp('When the old key stops working: now plus the grace period.'),
+  },
+  { additionalProperties: false, description: 'The calling key’s successor, with the key itself.' },
+);
+
+export const RevokedKey = Type.Object(
+  {
+    id: KeyId,
+    revokedAt: Timestamp('When it was revoked: every instance refuses it within 5 seconds.'),
+  },
+  { additionalProperties: false, description: 'The calling key, revoked.' },
+);
+
 export type KeyInfo = Static<typeof KeyInfo>;
+export type KeyUsageHistory = Static<typeof KeyUsageHistory>;
+export type KeyRotation = Static<typeof KeyRotation>;
+export type RotatedKey = Static<typeof RotatedKey>;
+export type RevokedKey = Static<typeof RevokedKey>;
 export type UsageDay = Static<typeof UsageDay>;

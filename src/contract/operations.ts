@@ -189,6 +189,54 @@ export const OPERATIONS = [
     success: { status: 200, description: 'The calling key.', schema: 'KeyInfo' },
     errors: [],
   },
+  {
+    operationId: 'getKeyUsage',
+    method: 'GET',
+    path: '/key/usage',
+    tag: 'Keys',
+    summary: 'Show the calling API key’s usage',
+    description:
+      'Returns the answers the calling key got, by outcome, for each of the last 48 hours and of the last 30 ' +
+      'UTC days (every hour and day present, 0 when it made no request). Like `GET /v1/key`, it needs no ' +
+      'scope and counts against no limit.',
+    stability: 'beta',
+    countsAgainstQuota: false,
+    success: { status: 200, description: 'The calling key’s usage.', schema: 'KeyUsageHistory' },
+    errors: [],
+  },
+  {
+    operationId: 'rotateKey',
+    method: 'POST',
+    path: '/key/rotate',
+    tag: 'Keys',
+    summary: 'Rotate the calling API key',
+    description:
+      'Makes a successor of the calling key with the same name, plan, limits, scopes and expiry, and shows ' +
+      'it once. The calling key keeps working for `gracePeriodSeconds` (0 to 30 days, default 0), then ' +
+      'answers 401 `api_key_expired`; the two share one rate-limit budget. A key is rotated once: rotating ' +
+      'it again is 409 `key_rotated`, naming its successor. Only the calling key can be rotated, and the ' +
+      'change is audited as made by that key. The body may be left out; an `Idempotency-Key` is read but ' +
+      'never replays the answer, which holds a key (a retry is the 409 naming the successor).',
+    stability: 'beta',
+    requestBody: 'KeyRotation',
+    optionalBody: true,
+    success: { status: 201, description: 'The successor, with the key itself.', schema: 'RotatedKey' },
+    errors: [400, 409, 413, 415],
+  },
+  {
+    operationId: 'revokeKey',
+    method: 'POST',
+    path: '/key/revoke',
+    tag: 'Keys',
+    summary: 'Revoke the calling API key',
+    description:
+      'For a key that leaked: revokes the calling key at once. This instance refuses it from the next ' +
+      'request, every instance within 5 seconds (401 `invalid_api_key`). Its successor, if it was rotated, ' +
+      'keeps working. Audited as made by the key. No body.',
+    stability: 'beta',
+    success: { status: 200, description: 'The key, revoked.', schema: 'RevokedKey' },
+    errors: [],
+  },
 ] as const satisfies readonly Operation<SchemaName, ParameterSchemaName>[];
 
 export type OperationId = (typeof OPERATIONS)[number]['operationId'];

@@ -1,7 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { ERROR_CODES } from '../errors/index.js';
 import { stringEnum } from './enum.js';
-import { KeyInfo } from './keys.js';
+import { KeyInfo, KeyRotation, KeyUsageHistory, RevokedKey, RotatedKey } from './keys.js';
 
 /** Category name: 1 to 100 characters, not whitespace only (DESIGN.md section 3). */
 export const NAME_MAX = 100;
@@ -189,6 +189,10 @@ export const SCHEMAS = {
   NewOrder,
   Order,
   KeyInfo,
+  KeyUsageHistory,
+  KeyRotation,
+  RotatedKey,
+  RevokedKey,
   Error: ErrorSchema,
 } satisfies Record<string, TSchema>;
 export type SchemaName = keyof typeof SCHEMAS;

@@ -7,6 +7,8 @@ export type ErrorCode =
   | 'invalid_api_key'
   | 'api_key_expired'
   | 'insufficient_scope'
+  | 'cross_origin_request'
+  | 'https_required'
   | 'key_revoked'
   | 'key_rotated'
   | 'key_expired'
@@ -38,6 +40,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_api_key: 401,
   api_key_expired: 401,
   insufficient_scope: 403,
+  cross_origin_request: 403,
+  https_required: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -72,6 +76,10 @@ export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
   api_key_expired:
     'The API key is past its expiry, or the grace period of its rotation (then the key that replaced it works).',
   insufficient_scope: 'The API key lacks the scope the operation needs; `WWW-Authenticate` names it.',
+  cross_origin_request:
+    'A request that changes something with a console session came from another origin (admin API only).',
+  https_required:
+    'A console session starts only over HTTPS, or over plain HTTP from this machine (admin API only).',
   key_revoked: 'The API key is revoked: it can no longer be changed or rotated.',
   key_rotated:
     'The API key was rotated: it cannot be rotated again, nor its plan or limits changed; the message names its successor.',

@@ -1,2 +1,2 @@
-export { localOnly } from './local.js';
+export { isLocalRequest, isLoopbackAddress, localOnly } from './local.js';
 export { HEALTH_PATHS, type ReadinessCheck, registerHealth } from './routes.js';

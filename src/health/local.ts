@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import { notFound } from '../http/index.js';
 
 /** Whether an address is this machine's loopback (IPv4, IPv6, or IPv4 mapped into IPv6). */
-function isLoopbackAddress(address: string | undefined): boolean {
+export function isLoopbackAddress(address: string | undefined): boolean {
   return (
     address !== undefined &&
     (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))

@@ -9,14 +9,22 @@ export function keyState(record: ApiKeyRecord, now: number): ApiKey['state'] {
   return 'active';
 }
 
-/** A key as operators see it (the admin API, `keys list --json`): never the key, never its digest. */
-export function keyView(record: ApiKeyRecord, now: number): ApiKey {
+/**
+ * A key as operators see it (the admin API, `keys list --json`): never the key, never its digest.
+ * `effectiveLimits` are the limits its requests meet (the rate limiter's `limitsFor`).
+ */
+export function keyView(
+  record: ApiKeyRecord,
+  now: number,
+  effectiveLimits: ApiKey['effectiveLimits'],
+): ApiKey {
   const state = keyState(record, now);
   return {
     id: record.id,
     name: record.name,
     plan: record.plan,
     limits: record.limits,
+    effectiveLimits,
     scopes: [...record.scopes],
     prefix: record.prefix,
     env: record.env,

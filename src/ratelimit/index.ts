@@ -12,7 +12,7 @@ export { rateLimitHeaders, retryAfterSeconds } from './headers.js';
 export { registerRateLimit } from './hook.js';
 export { createRateLimiter, type RateLimiter } from './limiter.js';
 export { MemoryRateLimitStore } from './memory-store.js';
-export type { Limits, RateLimitPolicy, RateLimitStoreOptions } from './policy.js';
+export { type Limits, limitsFor, type RateLimitPolicy, type RateLimitStoreOptions } from './policy.js';
 export { RedisRateLimitStore } from './redis-store.js';
 export type { Decision, RateLimitStore } from './store.js';
 

@@ -1,5 +1,5 @@
-import type { AdminTokenRecord } from '../admin/index.js';
-import type { AuditEntry, AuditRecord } from '../audit/index.js';
+import type { AdminTokenRecord, SessionRecord } from '../admin/index.js';
+import type { AuditEntry, AuditFilter, AuditRecord } from '../audit/index.js';
 import type { Category, Order, OrderStatus, Pet, PetStatus, Scope } from '../contract/index.js';
 import type { DomainCheckResult, DomainRecord, DomainState } from '../domains/index.js';
 import type { ApiKeyRecord } from '../keys/index.js';
@@ -177,6 +177,49 @@ export function toAdminTokenRecord(row: AdminTokenRow): AdminTokenRecord {
     digest: row.digest,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+  };
+}
+
+export interface SessionRow {
+  digest: string;
+  token_id: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  ended_at: string | null;
+}
+
+export function toSessionRecord(row: SessionRow): SessionRecord {
+  return {
+    digest: row.digest,
+    tokenId: row.token_id,
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+    expiresAt: row.expires_at,
+    endedAt: row.ended_at,
+  };
+}
+
+/** An audit filter as the queries of both stores take it: a filter not given is null. */
+export interface AuditParameters {
+  after: number;
+  before: number | null;
+  target: string | null;
+  actor: string | null;
+  from: string | null;
+  to: string | null;
+  limit: number;
+}
+
+export function auditParameters(filter: AuditFilter): AuditParameters {
+  return {
+    after: filter.after,
+    before: filter.before ?? null,
+    target: filter.target ?? null,
+    actor: filter.actor ?? null,
+    from: filter.from ?? null,
+    to: filter.to ?? null,
+    limit: filter.limit,
   };
 }
 

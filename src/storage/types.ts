@@ -1,4 +1,4 @@
-import type { AdminTokenRepository } from '../admin/index.js';
+import type { AdminTokenRepository, SessionRepository } from '../admin/index.js';
 import type { AuditRepository } from '../audit/index.js';
 import type {
   Category,
@@ -158,6 +158,8 @@ export interface Storage {
   readonly orders: OrderRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly adminTokens: AdminTokenRepository;
+  /** The console's sessions. */
+  readonly sessions: SessionRepository;
   readonly audit: AuditRepository;
   readonly usage: UsageRepository;
   readonly idempotency: IdempotencyRepository;

@@ -7,6 +7,7 @@ export {
   USAGE_FLUSH_MS,
   type UsageRecorder,
 } from './recorder.js';
+export { type UsageSeries, usageSeries } from './series.js';
 export type {
   DayCounts,
   DayUsage,

@@ -44,7 +44,7 @@ describe('the OpenAPI document is the contract', () => {
   test('version, servers and security scheme', () => {
     assert.equal(document.openapi, '3.1.0');
     // The spec's 1.0.0 was the first release; the changelog's newest is served (test/contract/versioning.test.ts).
-    assert.equal(document.info.version, '1.2.0');
+    assert.equal(document.info.version, '1.3.0');
     assert.deepEqual(
       document.servers.map((entry) => entry.url),
       ['https://api.example.test/v1', 'https://staging.example.test/v1'],
@@ -74,6 +74,8 @@ describe('the OpenAPI document is the contract', () => {
       'createPet',
       'getKey',
       'getKeyHead',
+      'getKeyUsage',
+      'getKeyUsageHead',
       'getPetById',
       'getPetByIdHead',
       'listCategories',
@@ -83,6 +85,8 @@ describe('the OpenAPI document is the contract', () => {
       'listPets',
       'listPetsHead',
       'placeOrder',
+      'revokeKey',
+      'rotateKey',
     ]);
     for (const operation of operations) {
       // The scope a key needs is the role its requirement names (a HEAD needs its GET's); the own key, none.
@@ -161,19 +165,27 @@ describe('the admin API document is its contract', () => {
     assert.deepEqual(operations.map((operation) => operation.operationId).sort(), [
       'addDomain',
       'createApiKey',
+      'endSession',
       'getApiKey',
       'getApiKeyHead',
       'getDomain',
       'getDomainHead',
+      'getSession',
+      'getSessionHead',
+      'getUsage',
+      'getUsageHead',
       'listApiKeys',
       'listApiKeysHead',
       'listAuditEvents',
       'listAuditEventsHead',
       'listDomains',
       'listDomainsHead',
+      'listKeyUsage',
+      'listKeyUsageHead',
       'removeDomain',
       'revokeApiKey',
       'rotateApiKey',
+      'startSession',
       'unbanApiKey',
       'updateApiKey',
       'verifyDomain',

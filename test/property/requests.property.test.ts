@@ -83,6 +83,16 @@ const BODIES = {
     // Valid orders for the seeded pets, so that some orders succeed and the rest meet taken pets (409).
     fc.record({ petId: fc.integer({ min: 1, max: SEEDED }), quantity: fc.integer({ min: 1, max: 1000 }) }),
   ),
+  rotation: fc.oneof(
+    fc.record({ gracePeriodSeconds: fc.integer({ min: 0, max: 2_592_000 }) }, { requiredKeys: [] }),
+    {
+      weight: 3,
+      arbitrary: fc.record(
+        { gracePeriodSeconds: fc.oneof(fc.integer({ min: -2, max: 2_592_001 }), anything), id },
+        { requiredKeys: [] },
+      ),
+    },
+  ),
 };
 
 /** Byte sequences that are not UTF-8: stray continuation and lead bytes, overlongs, surrogates, cut-offs. */
@@ -238,6 +248,12 @@ const TARGETS: Record<
     fc.constant('GET'),
     query.map((q) => `/v1/key${q}`),
   ),
+  getKeyUsage: requestFor(
+    fc.constant('GET'),
+    query.map((q) => `/v1/key/usage${q}`),
+  ),
+  rotateKey: requestFor(fc.constant('POST'), fc.constant('/v1/key/rotate'), BODIES.rotation),
+  revokeKey: requestFor(fc.constant('POST'), fc.constant('/v1/key/revoke')),
   'other methods': requestFor(
     fc.constantFrom('PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'),
     fc.constantFrom('/v1/categories', '/v1/pets', '/v1/pets/1', '/v1/store/orders', '/v1/nowhere'),
@@ -255,6 +271,9 @@ const CREATES_INTO: Partial<Record<string, string>> = {
   createPet: 'pets',
   placeOrder: 'orders',
 };
+
+/** The operations that rotate or revoke the calling key: each that succeeds needs a new key for the next. */
+const CHANGES_OWN_KEY = new Set(['rotateKey', 'revokeKey']);
 
 /** Where each created resource is stored, to prove that only 201s stored rows. */
 const TABLES: Record<string, string> = {
@@ -303,10 +322,15 @@ for (const backend of BACKENDS) {
           pets: new Set(),
           orders: new Set(),
         };
+        // The suite's key stays valid: an operation on the calling key gets keys of its own, a new one each
+        // time the last was rotated or revoked.
+        const ownKey = async () =>
+          (await server.createKey({ plan: 'enterprise', limits: { perMinute: 1e9, perDay: 1e9 } })).key;
+        let caller = CHANGES_OWN_KEY.has(label) ? await ownKey() : key;
         await fc.assert(
           fc.asyncProperty(requests, async (generated) => {
             const headers: Record<string, string> = {};
-            if (generated.authorization === 'valid') headers.authorization = `Bearer ${key}`;
+            if (generated.authorization === 'valid') headers.authorization = `Bearer ${caller}`;
             else if (generated.authorization !== undefined) headers.authorization = generated.authorization;
             if (generated.contentType !== undefined) headers['content-type'] = generated.contentType;
             if (generated.ifNoneMatch !== undefined) headers['if-none-match'] = generated.ifNoneMatch;
@@ -318,6 +342,9 @@ for (const backend of BACKENDS) {
               ...(generated.body !== undefined ? { payload: generated.body } : {}),
             });
             assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body}`);
+            if (CHANGES_OWN_KEY.has(label) && response.statusCode < 300 && generated.method === 'POST') {
+              caller = await ownKey();
+            }
             const table = TABLES[generated.path];
             if (response.statusCode === 201 && table !== undefined) {
               created[table]?.add((response.json() as { id: number }).id);

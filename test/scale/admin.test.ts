@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertError } from '../support/assertions.js';
+import { assertError, eventually } from '../support/assertions.js';
 import { createKey, startFleet } from '../support/fleet.js';
 import { runCli } from '../support/process.js';
 import { type JsonResponse, request } from '../support/server.js';
@@ -38,6 +38,42 @@ describe('admin changes on two instances', () => {
         headers: { authorization: `Bearer ${key}` },
       });
       assert.equal(used.status, 200, used.text);
+    }
+  });
+
+  test('a console session made on one instance is accepted by the other, and ends on both', async () => {
+    const started = await admin(0, 'POST', '/sessions');
+    assert.equal(started.status, 201, started.text);
+    const cookie = (started.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const withCookie = (index: number, method = 'GET') =>
+      request(`${fleet.servers[index]?.url}/admin/v1/sessions/current`, {
+        method,
+        headers: { cookie, origin: fleet.servers[index]?.url as string },
+      });
+    for (const index of [0, 1]) assert.equal((await withCookie(index)).status, 200);
+    assert.equal((await withCookie(1, 'DELETE')).status, 200);
+    for (const index of [0, 1]) assertError(await withCookie(index), 401, 'invalid_api_key');
+
+    // A session dies with its token: revoked through the CLI, refused by both within the bound of revocation.
+    const made = await runCli(['admin-tokens', 'create', '--name', 'doomed', '--json'], fleet.env);
+    const doomed = JSON.parse(made.stdout) as { id: string; token: string };
+    const signIn = await request(`${fleet.servers[1]?.url}/admin/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${doomed.token}` },
+    });
+    assert.equal(signIn.status, 201, signIn.text);
+    const doomedCookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const current = (index: number) =>
+      request(`${fleet.servers[index]?.url}/admin/v1/sessions/current`, {
+        headers: { cookie: doomedCookie },
+      });
+    assert.equal((await current(0)).status, 200);
+    assert.equal((await runCli(['admin-tokens', 'revoke', doomed.id], fleet.env)).code, 0);
+    for (const index of [0, 1]) {
+      await eventually(
+        `instance ${index} refuses the session`,
+        async () => (await current(index)).status === 401,
+      );
     }
   });
 

@@ -15,6 +15,8 @@ export interface ProtectedRoute {
   scope?: string;
   /** Whether it spends quota, as the document says (`x-counts-against-quota`). */
   spendsQuota?: boolean;
+  /** It rotates or revokes the calling key: a request that must pass sends a key of its own. */
+  changesOwnKey?: true;
 }
 
 /** A valid request for each operation, given ids made for the suite: a new operation fails to compile here. */
@@ -30,6 +32,9 @@ const SAMPLES: Record<
   listOrders: () => ({ path: '/v1/store/orders' }),
   placeOrder: ({ spareId }) => ({ path: '/v1/store/orders', body: { petId: spareId, quantity: 1 } }),
   getKey: () => ({ path: '/v1/key' }),
+  getKeyUsage: () => ({ path: '/v1/key/usage' }),
+  rotateKey: () => ({ path: '/v1/key/rotate', body: { gracePeriodSeconds: 60 }, changesOwnKey: true }),
+  revokeKey: () => ({ path: '/v1/key/revoke', changesOwnKey: true }),
 };
 
 /**
@@ -201,7 +206,14 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
         assert.match(response.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
       });
       await t.test(`${route.method} ${route.path}: the valid key passes`, async () => {
-        const response = await send(server, route, {});
+        const own = route.changesOwnKey
+          ? (await server.createKey({ plan: 'pro', name: 'own' })).key
+          : undefined;
+        const response = await send(
+          server,
+          route,
+          own === undefined ? {} : { authorization: `Bearer ${own}` },
+        );
         assert.ok(response.status < 400, `${response.status} ${response.text}`);
         assertRateLimitHeaders(response);
       });

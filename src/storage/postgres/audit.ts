@@ -1,5 +1,5 @@
 import type { AuditEntry, AuditRepository } from '../../audit/index.js';
-import { type AuditRow, toAuditRecord } from '../rows.js';
+import { type AuditRow, auditParameters, toAuditRecord } from '../rows.js';
 import type { Queryable } from './transaction.js';
 
 /**
@@ -12,11 +12,15 @@ export function postgresAudit(pool: Queryable): {
 } {
   return {
     repository: {
-      async list(query) {
+      async list(filter) {
+        const p = auditParameters(filter);
         const { rows } = await pool.query<AuditRow>(
           `SELECT id, at, actor, action, target, details FROM audit_events
-           WHERE id > $1 AND ($2::text IS NULL OR target = $2) ORDER BY id LIMIT $3`,
-          [query.after, query.target ?? null, query.limit],
+           WHERE id > $1 AND ($2::bigint IS NULL OR id < $2)
+           AND ($3::text IS NULL OR target = $3) AND ($4::text IS NULL OR actor = $4)
+           AND ($5::text IS NULL OR at >= $5) AND ($6::text IS NULL OR at < $6)
+           ORDER BY id ${filter.order === 'desc' ? 'DESC' : 'ASC'} LIMIT $7`,
+          [p.after, p.before, p.target, p.actor, p.from, p.to, p.limit],
         );
         return rows.map(toAuditRecord);
       },

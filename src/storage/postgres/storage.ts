@@ -26,6 +26,7 @@ import { migrate } from './migrations.js';
 import { CHANNELS, createNotifier } from './notify.js';
 import { postgresOrders } from './orders.js';
 import { postgresPets } from './pets.js';
+import { postgresSessions } from './sessions.js';
 import { type Queryable, releaseAfter } from './transaction.js';
 import { reportingUnavailable } from './unavailable.js';
 import { postgresUsage } from './usage.js';
@@ -194,6 +195,7 @@ export async function createPostgresStorage(
     orders: guarded(orders.repository),
     apiKeys: guarded(postgresApiKeys(pool, audit)),
     adminTokens: guarded(postgresAdminTokens(pool, audit)),
+    sessions: guarded(postgresSessions(pool, audit)),
     audit: guarded(audit.repository),
     usage: guarded(postgresUsage(pool)),
     idempotency: guarded(idempotency.repository),

@@ -1,5 +1,5 @@
 import type { AuditEntry, AuditRepository } from '../../audit/index.js';
-import { type AuditRow, toAuditRecord } from '../rows.js';
+import { type AuditParameters, type AuditRow, auditParameters, toAuditRecord } from '../rows.js';
 import type { Database } from './driver.js';
 
 /**
@@ -10,16 +10,18 @@ export function sqliteAudit(db: Database): { repository: AuditRepository; append
   const insert = db.prepare<[string, string, string, string, string]>(
     'INSERT INTO audit_events (at, actor, action, target, details) VALUES (?, ?, ?, ?, ?)',
   );
-  const list = db.prepare<{ after: number; limit: number; target: string | null }, AuditRow>(
-    `SELECT id, at, actor, action, target, details FROM audit_events
-     WHERE id > @after AND (@target IS NULL OR target = @target) ORDER BY id LIMIT @limit`,
-  );
+  const where = `WHERE id > @after AND (@before IS NULL OR id < @before)
+     AND (@target IS NULL OR target = @target) AND (@actor IS NULL OR actor = @actor)
+     AND (@from IS NULL OR at >= @from) AND (@to IS NULL OR at < @to)`;
+  const select = 'SELECT id, at, actor, action, target, details FROM audit_events';
+  const list = {
+    asc: db.prepare<AuditParameters, AuditRow>(`${select} ${where} ORDER BY id LIMIT @limit`),
+    desc: db.prepare<AuditParameters, AuditRow>(`${select} ${where} ORDER BY id DESC LIMIT @limit`),
+  };
   return {
     repository: {
-      async list(query) {
-        return list
-          .all({ after: query.after, limit: query.limit, target: query.target ?? null })
-          .map(toAuditRecord);
+      async list(filter) {
+        return list[filter.order ?? 'asc'].all(auditParameters(filter)).map(toAuditRecord);
       },
     },
     append(entry) {

@@ -18,6 +18,7 @@ import { sqliteIdempotency } from './idempotency.js';
 import { migrate } from './migrations.js';
 import { sqliteOrders } from './orders.js';
 import { sqlitePets } from './pets.js';
+import { sqliteSessions } from './sessions.js';
 import { sqliteUsage } from './usage.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -91,6 +92,7 @@ export function createSqliteStorage(options: { file: string } & OpenOptions): St
     orders: orders.repository,
     apiKeys: sqliteApiKeys(db, writes, audit),
     adminTokens: sqliteAdminTokens(db, writes, audit),
+    sessions: sqliteSessions(db, writes, audit),
     audit: audit.repository,
     usage: sqliteUsage(db, writes),
     idempotency: idempotency.repository,

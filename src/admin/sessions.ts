@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import type { AuditEntry } from '../audit/index.js';
+import type { Clock } from '../clock/index.js';
+import { keyDigest } from '../keys/index.js';
+import type { AdminTokenRecord } from './tokens.js';
+
+/** A browser session as stored: the SHA-256 digest of its cookie's value, never the value. */
+export interface SessionRecord {
+  digest: string;
+  /** The admin token it was made with: its changes are audited as that token's. */
+  tokenId: string;
+  createdAt: string;
+  /** The last request it made, updated at most once a minute (`TOUCH_EVERY_MS`). */
+  lastSeenAt: string;
+  /** Its absolute end: 12 hours after sign-in, however busy it is. */
+  expiresAt: string;
+  endedAt: string | null;
+}
+
+/** Where sessions are kept: the storage implements it, so that every instance accepts every session. */
+export interface SessionRepository {
+  /** Stores a new session, with its audit entry in the same transaction. */
+  insert(record: SessionRecord, audit: AuditEntry): Promise<void>;
+  find(digest: string): Promise<SessionRecord | undefined>;
+  /** Moves the last request of a session that has not ended. */
+  touch(digest: string, at: string): Promise<void>;
+  /** Ends a session (the first time stands), audited; false if it had already ended or never was. */
+  end(digest: string, at: string, audit: AuditEntry): Promise<boolean>;
+  /** Deletes the sessions that ended or expired before `before`; they can never come back. */
+  prune(before: string): Promise<number>;
+}
+
+/** How long a session lives without a request, and at most. */
+export const SESSION_IDLE_MS = 30 * 60_000;
+export const SESSION_MAX_MS = 12 * 3_600_000;
+/** A session's last request is written at most this often: its idle end is exact to within this. */
+const TOUCH_EVERY_MS = 60_000;
+/** Ended and expired sessions are kept a day (for nothing but a look), then pruned as new ones start. */
+const KEPT_AFTER_END_MS = 86_400_000;
+
+/** A session as the admin API shows it: never the cookie's value or its digest. */
+export interface SessionView {
+  tokenId: string;
+  tokenName: string;
+  createdAt: string;
+  expiresAt: string;
+  idleExpiresAt: string;
+}
+
+export interface Sessions {
+  /** Starts a session for a token; answers the cookie's value (shown once, to the browser) and the session. */
+  start(token: AdminTokenRecord): Promise<{ value: string; view: SessionView }>;
+  /**
+   * The session of a cookie's value and its token, if it is live: not ended, within its idle and absolute
+   * ends, and its token not revoked (in memory, as for tokens sent in `Authorization`).
+   */
+  identify(value: string): Promise<{ view: SessionView; token: AdminTokenRecord } | undefined>;
+  /** Ends the session of a cookie's value; false if it was not live. */
+  end(value: string, token: AdminTokenRecord): Promise<boolean>;
+}
+
+/** Cookie values: 32 random bytes, base64url, with a prefix that says what they are. */
+const SESSION_PREFIX = 'pss_';
+const VALUE_PATTERN = /^pss_[A-Za-z0-9_-]{43}$/;
+
+export function createSessions(deps: {
+  sessions: SessionRepository;
+  /** The live token of an id (not revoked), from the authenticator's memory. */
+  tokenById: (id: string) => AdminTokenRecord | undefined;
+  /** Rereads the tokens, if the budget allows, for an id `tokenById` did not know (a token made elsewhere). */
+  recheckToken: (id: string) => Promise<void> | undefined;
+  clock: Clock;
+}): Sessions {
+  const { sessions, tokenById, recheckToken, clock } = deps;
+  /** The token of a session, reread once when this instance has not seen it yet. */
+  async function tokenOf(id: string): Promise<AdminTokenRecord | undefined> {
+    const known = tokenById(id);
+    if (known !== undefined) return known;
+    await recheckToken(id);
+    return tokenById(id);
+  }
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const view = (record: SessionRecord, token: AdminTokenRecord, lastSeen: number): SessionView => ({
+    tokenId: token.id,
+    tokenName: token.name,
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+    idleExpiresAt: iso(Math.min(lastSeen + SESSION_IDLE_MS, Date.parse(record.expiresAt))),
+  });
+  const audit = (token: AdminTokenRecord, at: string, action: 'session.started' | 'session.ended') => ({
+    at,
+    actor: token.id,
+    action,
+    target: token.id,
+    details: {},
+  });
+
+  return {
+    async start(token) {
+      const now = clock.now();
+      const value = SESSION_PREFIX + randomBytes(32).toString('base64url');
+      const record: SessionRecord = {
+        digest: keyDigest(value),
+        tokenId: token.id,
+        createdAt: iso(now),
+        lastSeenAt: iso(now),
+        expiresAt: iso(now + SESSION_MAX_MS),
+        endedAt: null,
+      };
+      await sessions.prune(iso(now - KEPT_AFTER_END_MS));
+      await sessions.insert(record, audit(token, record.createdAt, 'session.started'));
+      return { value, view: view(record, token, now) };
+    },
+    async identify(value) {
+      if (!VALUE_PATTERN.test(value)) return undefined;
+      const digest = keyDigest(value);
+      const record = await sessions.find(digest);
+      if (record === undefined || record.endedAt !== null) return undefined;
+      const token = await tokenOf(record.tokenId);
+      const now = clock.now();
+      const lastSeen = Date.parse(record.lastSeenAt);
+      if (token === undefined || now >= Date.parse(record.expiresAt) || now >= lastSeen + SESSION_IDLE_MS)
+        return undefined;
+      if (now - lastSeen < TOUCH_EVERY_MS) return { view: view(record, token, lastSeen), token };
+      await sessions.touch(digest, iso(now));
+      return { view: view(record, token, now), token };
+    },
+    end(value, token) {
+      if (!VALUE_PATTERN.test(value)) return Promise.resolve(false);
+      const at = iso(clock.now());
+      return sessions.end(keyDigest(value), at, audit(token, at, 'session.ended'));
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import type pg from 'pg';
+import type { SessionRepository } from '../../admin/index.js';
+import type { AuditEntry } from '../../audit/index.js';
+import { type SessionRow, toSessionRecord } from '../rows.js';
+import { type Queryable, transaction } from './transaction.js';
+
+/** Console sessions in PostgreSQL, so that every instance accepts them; start and end audited in their transaction. */
+export function postgresSessions(
+  pool: pg.Pool,
+  audit: { append(db: Queryable, entry: AuditEntry): Promise<void> },
+): SessionRepository {
+  return {
+    async insert(record, entry) {
+      await transaction(pool, async (client) => {
+        await client.query(
+          `INSERT INTO admin_sessions (digest, token_id, created_at, last_seen_at, expires_at, ended_at)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [
+            record.digest,
+            record.tokenId,
+            record.createdAt,
+            record.lastSeenAt,
+            record.expiresAt,
+            record.endedAt,
+          ],
+        );
+        await audit.append(client, entry);
+      });
+    },
+    async find(digest) {
+      const { rows } = await pool.query<SessionRow>('SELECT * FROM admin_sessions WHERE digest = $1', [
+        digest,
+      ]);
+      return rows[0] === undefined ? undefined : toSessionRecord(rows[0]);
+    },
+    async touch(digest, at) {
+      await pool.query('UPDATE admin_sessions SET last_seen_at = $1 WHERE digest = $2 AND ended_at IS NULL', [
+        at,
+        digest,
+      ]);
+    },
+    end(digest, at, entry) {
+      return transaction(pool, async (client) => {
+        const { rowCount } = await client.query(
+          'UPDATE admin_sessions SET ended_at = $1 WHERE digest = $2 AND ended_at IS NULL',
+          [at, digest],
+        );
+        if ((rowCount ?? 0) === 0) return false;
+        await audit.append(client, entry);
+        return true;
+      });
+    },
+    async prune(before) {
+      const { rowCount } = await pool.query(
+        'DELETE FROM admin_sessions WHERE ended_at < $1 OR expires_at < $1',
+        [before],
+      );
+      return rowCount ?? 0;
+    },
+  };
+}
