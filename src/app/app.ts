@@ -30,7 +30,7 @@ import {
   V1_API,
 } from '../contract/index.js';
 import { registerCors } from '../cors/index.js';
-import { registerDocs } from '../docs/index.js';
+import { registerDocs, withCodeSamples } from '../docs/index.js';
 import { type Domains, registerDomains } from '../domains/index.js';
 import { HEALTH_PATHS, type ReadinessCheck, registerHealth } from '../health/index.js';
 import {
@@ -362,13 +362,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       page: '/docs',
       spec: DOCUMENT_PATHS[0],
       document: json(
-        buildOpenApiDocument({
-          servers: config.publicUrls,
-          rateLimit: config.rateLimit,
-          deprecation: config.deprecation,
-          changelog: packageFile('CHANGELOG.md'),
-        }),
+        withCodeSamples(
+          buildOpenApiDocument({
+            servers: config.publicUrls,
+            rateLimit: config.rateLimit,
+            deprecation: config.deprecation,
+            changelog: packageFile('CHANGELOG.md'),
+          }),
+        ),
       ),
+      tryIt: true,
     },
     {
       title: 'Pet Store admin API reference',

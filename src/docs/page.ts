@@ -24,6 +24,8 @@ export interface PageUrls {
   redoc: string;
   /** The script that starts Redoc (`INIT_SCRIPT`). */
   init: string;
+  /** The try-it panel's script and styles, on the pages that have it. */
+  tryIt?: { script: string; styles: string };
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
@@ -40,13 +42,13 @@ export function docsPage(title: string, urls: PageUrls): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <link rel="icon" href="data:,">
-</head>
+${urls.tryIt ? `<link rel="stylesheet" href="${escapeHtml(urls.tryIt.styles)}">\n` : ''}</head>
 <body>
 <noscript>This reference needs JavaScript. The OpenAPI document is at <a href="${escapeHtml(urls.spec)}">${escapeHtml(urls.spec)}</a>.</noscript>
 <div id="redoc" data-spec-url="${escapeHtml(urls.spec)}"></div>
 <script src="${escapeHtml(urls.redoc)}"></script>
 <script src="${escapeHtml(urls.init)}"></script>
-</body>
+${urls.tryIt ? `<script src="${escapeHtml(urls.tryIt.script)}"></script>\n` : ''}</body>
 </html>
 `;
 }
@@ -80,3 +82,38 @@ export const INIT_SCRIPT = `'use strict';
   }
 })();
 `;
+
+/**
+ * The key page's Content-Security-Policy: as strict as the console's, since it is our own code only (no
+ * Redoc, so no inline styles). uPlot sizes its elements through the CSSOM, which `style-src` does not govern.
+ */
+export const KEY_PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The HTML of `/docs/key`: an empty root that the key page's script fills. */
+export function keyPage(urls: { script: string; styles: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Your API key · Pet Store API reference</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${escapeHtml(urls.styles)}">
+<script src="${escapeHtml(urls.script)}" defer></script>
+</head>
+<body>
+<noscript>This page needs JavaScript. <code>GET /v1/key</code> and <code>GET /v1/key/usage</code> answer the same.</noscript>
+<div id="app"></div>
+</body>
+</html>
+`;
+}
