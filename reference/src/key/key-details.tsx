@@ -79,8 +79,8 @@ export function KeyDetails({ apiKey }: { apiKey: string }) {
               </tr>
             </thead>
             <tbody>
-              <WindowRow name="minute" label="This minute (UTC)" window={info.limits.minute} />
-              <WindowRow name="day" label="Today (UTC)" window={info.limits.day} />
+              <WindowRow name="minute" label="Minute (UTC)" window={info.limits.minute} />
+              <WindowRow name="day" label="Day (UTC)" window={info.limits.day} />
             </tbody>
           </table>
         </div>
