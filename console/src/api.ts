@@ -98,7 +98,8 @@ export const api = {
 
   usage: (granularity: Granularity, key?: string) =>
     call<UsageSeries>(`/usage${query({ key, granularity })}`),
-  usageByKey: (day?: string) => call<KeyUsage[]>(`/usage/keys${query({ day })}`),
+  /** The most used keys of today (UTC), at most `limit`. */
+  usageByKey: (limit: number) => call<KeyUsage[]>(`/usage/keys${query({ limit })}`),
 
   /** Audit events, newest first; `before` pages to older ones. */
   audit: (filter: AuditFilter) => call<AuditEvent[]>(`/audit${query({ ...filter, order: 'desc' })}`),

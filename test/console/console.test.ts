@@ -17,9 +17,12 @@ const CSP =
 const MARKUP_NAME = '<script>alert(1)</script>"><img src=x onerror=alert(1)>';
 const UNKNOWN_KEY = 'key_000000000000';
 
-/** The answers these tests ask for on purpose: a wrong token, and a key that does not exist. */
+/**
+ * The answers these tests ask for on purpose: a wrong token, the domains of a session that has ended, and a
+ * key that does not exist.
+ */
 const expected = (status: number, url: string) =>
-  (status === 401 && url.endsWith('/admin/v1/sessions')) ||
+  (status === 401 && (url.endsWith('/admin/v1/sessions') || url.endsWith('/admin/v1/domains'))) ||
   (status === 404 && url.endsWith(`/admin/v1/keys/${UNKNOWN_KEY}`));
 
 describe('the console in a real browser', () => {
@@ -134,7 +137,11 @@ describe('the console in a real browser', () => {
   });
 
   test('each page passes axe, and is photographed at 1280 and 390 pixels', async () => {
-    const { id } = await h.server.createKey({ plan: 'business', name: 'Storefront' });
+    const { id, key } = await h.server.createKey({ plan: 'business', name: 'Storefront' });
+    // Some traffic, so that the charts have something to draw.
+    for (const path of ['/v1/categories', '/v1/categories', '/v1/pets', '/v1/pets/999999999'])
+      await h.server.call(path, { headers: { authorization: `Bearer ${key}` } });
+    await h.server.deps.recorder.flush();
     await h.server.admin(h.token, '/domains', {
       method: 'POST',
       json: { name: 'docs.example.test', primary: true },
@@ -155,6 +162,19 @@ describe('the console in a real browser', () => {
       await assertAccessible(h.page, name);
       await screenshots(h.page, name);
     }
+  });
+
+  test('a session that ends elsewhere sends the console back to sign-in, saying why', async () => {
+    // As another tab's Sign out would: the cookie is refused from now on.
+    assert.equal(
+      await h.page.evaluate("fetch('/admin/v1/sessions/current', { method: 'DELETE' }).then((r) => r.ok)"),
+      true,
+    );
+    await h.page.getByRole('navigation').getByRole('link', { name: 'Domains' }).click();
+    await heading('Pet Store console');
+    await h.page.getByText('Your session ended; sign in again.').waitFor();
+    await signIn(h.page, h.token);
+    await heading('Domains');
   });
 
   test('sign out ends the session: a reload shows the sign-in page', async () => {

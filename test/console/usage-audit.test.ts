@@ -31,8 +31,15 @@ describe('usage and the audit log in the console', () => {
   test('the charts of all keys draw the counts sent, and their tables hold them', async () => {
     await h.page.getByRole('heading', { name: 'Requests per hour, last 48 hours' }).waitFor();
     assert.equal(await h.page.locator('.chart-plot canvas').count(), 2, 'two uPlot charts');
-    for (const caption of ['Requests per hour, last 48 hours', 'Requests per day, last 90 days'])
+    for (const caption of ['Requests per hour, last 48 hours', 'Requests per day, last 90 days']) {
       assert.deepEqual(await totals(h, caption), ['3', '2', '0', '0'], caption);
+      // Collapsed on screen, yet a table in the accessibility tree, for screen readers.
+      const table = h.page.getByRole('table', { name: caption });
+      assert.equal(await table.count(), 1, `${caption}: a table for screen readers`);
+      const details = h.page.locator('details', { has: table });
+      const summary = await details.locator('summary').boundingBox();
+      assert.equal((await details.boundingBox())?.height, summary?.height, `${caption}: collapsed on screen`);
+    }
   });
 
   test('the most used keys today, with their share of the day limit', async () => {

@@ -67,9 +67,11 @@ export async function watch(
       failures.push(`console error: ${message.text()}`);
   });
   page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
-  page.on('requestfailed', (request) =>
-    failures.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? 'unknown'})`),
-  );
+  page.on('requestfailed', (request) => {
+    const reason = request.failure()?.errorText ?? 'unknown';
+    // A navigation cancels the requests in flight of the page it leaves: abandoned, not failed.
+    if (reason !== 'net::ERR_ABORTED') failures.push(`request failed: ${request.url()} (${reason})`);
+  });
   page.on('response', (response) => {
     if (response.status() >= 400 && !expected(response.status(), response.url()))
       failures.push(`answer ${response.status()}: ${response.url()}`);

@@ -9,6 +9,14 @@ function Target({ event }: { event: AuditEvent }) {
   return <code>{event.target}</code>;
 }
 
+/** A detail's value: strings as they are, lists joined, anything else as JSON. */
+const valueText = (value: unknown): string =>
+  typeof value === 'string'
+    ? value
+    : Array.isArray(value) && value.every((item) => typeof item === 'string')
+      ? value.join(', ')
+      : JSON.stringify(value);
+
 /** What changed, as `name: value` pairs; values are shown as JSON text, never as markup. */
 function Details({ details }: { details: Record<string, unknown> }) {
   const entries = Object.entries(details);
@@ -18,7 +26,7 @@ function Details({ details }: { details: Record<string, unknown> }) {
       {entries.map(([name, value]) => (
         <div key={name}>
           <dt>{name}</dt>
-          <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+          <dd>{valueText(value)}</dd>
         </div>
       ))}
     </dl>

@@ -17,6 +17,10 @@ const OUTCOMES: readonly { field: Outcome; label: string; stroke: string; dash?:
 ];
 
 const HEIGHT = 220;
+/** Counts are whole: the y axis steps by 1, 2 or 5 times a power of ten, never by a half. */
+const WHOLE_STEPS = Array.from({ length: 10 }, (_, power) =>
+  [1, 2, 5].map((step) => step * 10 ** power),
+).flat();
 const UTC = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC');
 
 /** A time axis label in UTC, 24-hour: `14:00` by the hour, with the date at midnight; `11-26` by the day. */
@@ -49,7 +53,10 @@ function plotOptions(width: number, hourly: boolean): uPlot.Options {
     ],
     axes: [
       { space: 60, values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => tickLabel(tick, hourly)) },
-      { values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => formatNumber(tick)) },
+      {
+        incrs: WHOLE_STEPS,
+        values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => formatNumber(tick)),
+      },
     ],
   };
 }

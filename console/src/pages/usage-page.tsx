@@ -8,6 +8,8 @@ import type { KeyUsage } from '../types.js';
 
 /** Above this share of its day window a key is close to being refused; the operator may raise its plan. */
 const NEAR_LIMIT = 0.8;
+/** How many of the most used keys are listed. */
+const TOP = 10;
 
 function KeyUsageTable({ rows, caption }: { rows: KeyUsage[]; caption: string }) {
   return (
@@ -55,7 +57,9 @@ function KeyUsageTable({ rows, caption }: { rows: KeyUsage[]; caption: string })
 /** Usage of all keys: charts by hour and by day, the most used keys today, and those near their limit. */
 export function UsagePage() {
   useTitle('Usage');
-  const today = useServerData(() => api.usageByKey(), []);
+  // Every key, for those near their limit; the top of the list is the most used.
+  const today = useServerData(() => api.usageByKey(1000), []);
+  const top = today.data?.slice(0, TOP) ?? [];
   const near = today.data?.filter((row) => row.dayShare > NEAR_LIMIT) ?? [];
   return (
     <>
@@ -76,10 +80,10 @@ export function UsagePage() {
       <section aria-labelledby="top-heading">
         <h2 id="top-heading">Most used keys today</h2>
         {today.data &&
-          (today.data.length === 0 ? (
+          (top.length === 0 ? (
             <p class="muted">No requests today.</p>
           ) : (
-            <KeyUsageTable rows={today.data} caption="Most used keys today" />
+            <KeyUsageTable rows={top} caption="Most used keys today" />
           ))}
       </section>
     </>
