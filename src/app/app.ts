@@ -356,30 +356,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers, sessions });
 
   const json = (document: unknown) => Buffer.from(JSON.stringify(document));
-  registerDocs(app, [
-    {
-      title: 'Pet Store API reference',
-      page: '/docs',
-      spec: DOCUMENT_PATHS[0],
-      document: json(
-        withCodeSamples(
-          buildOpenApiDocument({
-            servers: config.publicUrls,
-            rateLimit: config.rateLimit,
-            deprecation: config.deprecation,
-            changelog: packageFile('CHANGELOG.md'),
-          }),
+  registerDocs(
+    app,
+    [
+      {
+        title: 'Pet Store API reference',
+        page: '/docs',
+        spec: DOCUMENT_PATHS[0],
+        document: json(
+          withCodeSamples(
+            buildOpenApiDocument({
+              servers: config.publicUrls,
+              rateLimit: config.rateLimit,
+              deprecation: config.deprecation,
+              changelog: packageFile('CHANGELOG.md'),
+            }),
+          ),
         ),
-      ),
-      tryIt: true,
-    },
-    {
-      title: 'Pet Store admin API reference',
-      page: '/docs/admin',
-      spec: DOCUMENT_PATHS[1],
-      document: json(buildAdminDocument({ rateLimit: config.rateLimit.admin })),
-    },
-  ]);
+        tryIt: true,
+      },
+      {
+        title: 'Pet Store admin API reference',
+        page: '/docs/admin',
+        spec: DOCUMENT_PATHS[1],
+        document: json(buildAdminDocument({ rateLimit: config.rateLimit.admin })),
+      },
+    ],
+    packageFile,
+  );
   registerConsole(app, { version: API_VERSION });
   registerHealth(app, { checks: readinessChecks(deps), metrics });
   return app;

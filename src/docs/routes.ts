@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { packageFile } from '../config/index.js';
 import { JSON_CONTENT_TYPE, notFound } from '../http/index.js';
 import { loadRedocBundle, type StaticAsset, staticAsset } from './assets.js';
 import { DOCS_CSP, docsPage, INIT_SCRIPT, KEY_PAGE_CSP, keyPage } from './page.js';
@@ -26,9 +25,12 @@ const CSS = 'text/css; charset=utf-8';
 // The page links each script with a digest of its bytes in the URL, so a cached copy can never be stale.
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
+/** Reads a file of the installed package by its path in it, such as `dist/reference/key.js`. */
+export type PackageFiles = (path: string) => string | undefined;
+
 /** A file of the reference's browser parts (`npm run build` makes dist/reference), read once. */
-function readAsset(name: string): StaticAsset {
-  const content = packageFile(`dist/reference/${name}`);
+function readAsset(files: PackageFiles, name: string): StaticAsset {
+  const content = files(`dist/reference/${name}`);
   if (content === undefined) throw new Error(`dist/reference/${name} is missing: run npm run build`);
   return staticAsset(content);
 }
@@ -46,14 +48,18 @@ const htmlHeaders = (csp: string) => ({
  * `/docs/key`. The pages and their scripts come from this server only (`/docs/redoc.standalone.js`,
  * `/docs/init.js`, `/docs/assets/…` from dist/reference), under a strict Content-Security-Policy.
  */
-export function registerDocs(app: FastifyInstance, references: readonly Reference[]): void {
+export function registerDocs(
+  app: FastifyInstance,
+  references: readonly Reference[],
+  files: PackageFiles,
+): void {
   const assets = new Map<string, { asset: StaticAsset; type: string }>([
     ['/docs/redoc.standalone.js', { asset: loadRedocBundle(), type: JAVASCRIPT }],
     ['/docs/init.js', { asset: staticAsset(INIT_SCRIPT), type: JAVASCRIPT }],
   ]);
   for (const name of ['try-it.js', 'try-it.css', 'key.js', 'key.css'])
     assets.set(`/docs/assets/${name}`, {
-      asset: readAsset(name),
+      asset: readAsset(files, name),
       type: name.endsWith('.js') ? JAVASCRIPT : CSS,
     });
   const url = (path: string) => `${path}?v=${assets.get(path)?.asset.digest}`;

@@ -3,12 +3,13 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import {
+  codeSamples,
   DEFAULT_ORIGIN,
   exampleRequest,
   hasBody,
   requestHeaders,
   requestTarget,
-} from '../../src/docs/samples.js';
+} from '../../src/docs/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const run = promisify(execFile);
@@ -103,7 +104,6 @@ describe('code samples in the served document', () => {
   });
 
   test('a key typed in is quoted for the shell, the placeholder is not', async () => {
-    const { codeSamples } = await import('../../src/docs/samples.js');
     const request = exampleRequest(document, '/categories', 'get');
     const [typed] = codeSamples(request, { baseUrl: 'https://api.example.com/v1', key: "it's" });
     assert.equal(

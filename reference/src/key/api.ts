@@ -1,39 +1,22 @@
-import type { UsageBucket } from '../../../console/src/types.js';
+// The answers' types come from the contract, as the console's do: the page cannot drift from the API.
+import type { Static } from '@sinclair/typebox';
+import type {
+  KeyInfo as KeyInfoSchema,
+  KeyUsageHistory as KeyUsageHistorySchema,
+  RevokedKey as RevokedKeySchema,
+  RotatedKey as RotatedKeySchema,
+} from '../../../src/contract/keys.js';
 
-/** A rate-limit window of the calling key. */
-export interface KeyWindow {
-  limit: number;
-  remaining: number;
-  /** Unix seconds. */
-  reset: number;
-}
-
-/** `GET /v1/key`, the fields this page shows. */
-export interface KeyInfo {
-  id: string;
-  name: string;
-  plan: string;
-  scopes: string[];
-  createdAt: string;
-  expiresAt: string | null;
-  limits: { minute: KeyWindow; day: KeyWindow };
-  ban: { banned: boolean; until: string | null };
-  lastUsedAt: string | null;
-}
-
+/** `GET /v1/key`. */
+export type KeyInfo = Static<typeof KeyInfoSchema>;
+/** A rate-limit window of the calling key; `reset` in Unix seconds. */
+export type KeyWindow = KeyInfo['limits']['minute'];
 /** `GET /v1/key/usage`. */
-export interface KeyUsageHistory {
-  hours: UsageBucket[];
-  days: UsageBucket[];
-}
-
+export type KeyUsageHistory = Static<typeof KeyUsageHistorySchema>;
 /** `POST /v1/key/rotate`: the successor, with the key itself. */
-export interface RotatedKey {
-  id: string;
-  key: string;
-  expiresAt: string | null;
-  replacedKeyExpiresAt: string;
-}
+export type RotatedKey = Static<typeof RotatedKeySchema>;
+/** `POST /v1/key/revoke`. */
+export type RevokedKey = Static<typeof RevokedKeySchema>;
 
 /** An answer of 400 and above, with the API's Error body. */
 export class ApiError extends Error {

@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../../../console/src/components/confirm-dialog.js';
 import { forgetKey } from '../shared/key-store.js';
-import { callWithKey } from './api.js';
+import { callWithKey, type RevokedKey } from './api.js';
 import { keyOutcome } from './outcome.js';
 
 /** Revoke, for a key that leaked: confirmed first, since nothing brings the key back. */
 export function RevokeKey({ apiKey }: { apiKey: string }) {
   const [confirming, setConfirming] = useState(false);
   const revoke = async () => {
-    const revoked = await callWithKey<{ id: string; revokedAt: string }>(apiKey, '/key/revoke', 'POST');
+    const revoked = await callWithKey<RevokedKey>(apiKey, '/key/revoke', 'POST');
     keyOutcome.value = { kind: 'revoked', id: revoked.id, at: revoked.revokedAt };
     forgetKey();
   };
