@@ -54,24 +54,36 @@ ${urls.tryIt ? `<script src="${escapeHtml(urls.tryIt.script)}"></script>\n` : ''
 }
 
 /**
- * Starts Redoc from a served file, since the CSP allows no inline script. When Redoc has rendered, the root
- * gets `data-rendered` (or `data-error`), and the URL's fragment is scrolled to again: an anchor written into
- * the document's descriptions, such as `#deprecations`, exists only now, after the browser looked for it.
- * It lands on the start of the section that holds it, so that the section's heading shows too.
+ * Starts Redoc from a served file, since the CSP allows no inline script. It fetches the document itself and
+ * hands Redoc the object, so that the try-it panel gets the same object with the `redoc-rendered` event
+ * rather than downloading it again. When Redoc has rendered, the root gets `data-rendered` (or `data-error`),
+ * and the URL's fragment is scrolled to again: an anchor written into the document's descriptions, such as
+ * `#deprecations`, exists only now, after the browser looked for it. It lands on the start of the section that
+ * holds it, so that the section's heading shows too.
  */
 export const INIT_SCRIPT = `'use strict';
 (function () {
   var root = document.getElementById('redoc');
   var options = { expandResponses: '200,201', requiredPropsFirst: true, pathInMiddlePanel: true };
-  window.Redoc.init(root.getAttribute('data-spec-url'), options, root, function (error) {
-    if (error) {
-      root.setAttribute('data-error', String(error.message || error));
-      return;
-    }
-    root.setAttribute('data-rendered', 'true');
-    var target = fragmentTarget();
-    if (target) (target.closest('[data-section-id]') || target).scrollIntoView();
-  });
+  fetch(root.getAttribute('data-spec-url'))
+    .then(function (response) {
+      if (!response.ok) throw new Error('The document answered ' + response.status);
+      return response.json();
+    })
+    .then(function (spec) {
+      window.Redoc.init(spec, options, root, function (error) {
+        if (error) return failed(error);
+        root.setAttribute('data-rendered', 'true');
+        root.dispatchEvent(new CustomEvent('redoc-rendered', { detail: spec }));
+        var target = fragmentTarget();
+        if (target) (target.closest('[data-section-id]') || target).scrollIntoView();
+      });
+    })
+    .catch(failed);
+
+  function failed(error) {
+    root.setAttribute('data-error', String(error.message || error));
+  }
 
   function fragmentTarget() {
     try {

@@ -3,15 +3,14 @@ import { render } from 'preact';
 import { type OpenApiDocument, operationsOf } from './operations.js';
 import { TryItPanel } from './try-it-panel.js';
 
-// Joins the page Redoc renders: when Redoc is done (its root gets `data-rendered`, see the init script), each
-// operation's section gets a "Try it" button that opens the panel for it. Redoc keeps rendering its own
-// tree; the panel lives in a root of its own beside it.
+// Joins the page Redoc renders: when Redoc is done, the init script sends `redoc-rendered` with the document
+// it rendered, and each operation's section gets a "Try it" button that opens the panel for it. Redoc keeps
+// rendering its own tree; the panel lives in a root of its own beside it. This script runs before the
+// document has even arrived, so the event cannot be missed.
 const redoc = document.getElementById('redoc') as HTMLElement;
 const panelRoot = document.body.appendChild(document.createElement('div'));
 
-async function addButtons(): Promise<void> {
-  const answer = await fetch(redoc.dataset.specUrl ?? '/openapi.json');
-  const spec = (await answer.json()) as OpenApiDocument;
+function addButtons(spec: OpenApiDocument): void {
   for (const operation of operationsOf(spec)) {
     const section = document.getElementById(`tag/${operation.tag}/operation/${operation.operationId}`);
     const heading = section?.querySelector('h2');
@@ -37,10 +36,10 @@ async function addButtons(): Promise<void> {
   }
 }
 
-if (redoc.hasAttribute('data-rendered')) void addButtons();
-else
-  new MutationObserver((_changes, observer) => {
-    if (!redoc.hasAttribute('data-rendered')) return;
-    observer.disconnect();
-    void addButtons();
-  }).observe(redoc, { attributes: true, attributeFilter: ['data-rendered'] });
+redoc.addEventListener(
+  'redoc-rendered',
+  (event) => addButtons((event as CustomEvent<OpenApiDocument>).detail),
+  {
+    once: true,
+  },
+);
