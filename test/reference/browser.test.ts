@@ -61,7 +61,7 @@ async function screenshots(page: Page, name: string): Promise<void> {
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
     await page.waitForTimeout(200);
-    await page.screenshot({ path: `${SCREENS}${name}-${width}.png`, fullPage: name !== 'panel' });
+    await page.screenshot({ path: `${SCREENS}${name}-${width}.png`, fullPage: !name.startsWith('panel') });
   }
   await page.setViewportSize({ width: WIDTHS[0], height: 900 });
 }
@@ -108,6 +108,9 @@ describe('the reference: try it, and your key', () => {
     const rendered = await openDocs(page, server.url);
     console.log(`first render of /docs: ${Math.round(rendered)} ms after navigation start`);
 
+    await openPanel(page, 'Create a category');
+    await screenshots(page, 'panel-open');
+    await page.keyboard.press('Escape');
     await openPanel(page, 'List categories');
     await page.getByLabel('Your API key').fill(key);
     const first = await sendFromPanel(page);
