@@ -67,23 +67,11 @@ export function KeyDetails({ apiKey }: { apiKey: string }) {
       </section>
       <section class="panel" aria-labelledby="key-windows">
         <h2 id="key-windows">Rate-limit windows</h2>
-        <div class="table-scroll">
-          <table>
-            <caption class="visually-hidden">Requests left in each window, as of the last refresh</caption>
-            <thead>
-              <tr>
-                <th scope="col">Window</th>
-                <th scope="col">Limit</th>
-                <th scope="col">Remaining</th>
-                <th scope="col">Resets</th>
-              </tr>
-            </thead>
-            <tbody>
-              <WindowRow name="minute" label="Minute (UTC)" window={info.limits.minute} />
-              <WindowRow name="day" label="Day (UTC)" window={info.limits.day} />
-            </tbody>
-          </table>
-        </div>
+        {/* A list rather than a table: it wraps at a phone's width, where four columns would scroll. */}
+        <ul class="windows">
+          <WindowItem name="minute" label="This minute (UTC)" window={info.limits.minute} />
+          <WindowItem name="day" label="Today (UTC)" window={info.limits.day} />
+        </ul>
       </section>
       <section class="panel" aria-labelledby="key-usage">
         <h2 id="key-usage">Usage</h2>
@@ -96,19 +84,12 @@ export function KeyDetails({ apiKey }: { apiKey: string }) {
   );
 }
 
-function WindowRow({ name, label, window }: { name: string; label: string; window: KeyWindow }) {
+function WindowItem({ name, label, window }: { name: string; label: string; window: KeyWindow }) {
   return (
-    <tr data-window={name}>
-      <th scope="row">{label}</th>
-      <td class="number" data-field="limit">
-        {formatNumber(window.limit)}
-      </td>
-      <td class="number" data-field="remaining">
-        {formatNumber(window.remaining)}
-      </td>
-      <td>
-        <Countdown resetSeconds={window.reset} />
-      </td>
-    </tr>
+    <li data-window={name}>
+      <strong>{label}:</strong> <span data-field="remaining">{formatNumber(window.remaining)}</span> of{' '}
+      <span data-field="limit">{formatNumber(window.limit)}</span> requests left; resets{' '}
+      <Countdown resetSeconds={window.reset} />
+    </li>
   );
 }
