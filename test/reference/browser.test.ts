@@ -17,8 +17,9 @@ const REPORT_CSP = `document.addEventListener('securitypolicyviolation', (event)
   console.error('CSP violation: ' + event.violatedDirective + ' ' + event.blockedURI);
 });`;
 
-/** The answers these tests ask for: a request without a key, and the old key refused after its grace. */
-const asked = (status: number, url: string) => status === 401 && new URL(url).pathname.startsWith('/v1/');
+/** The answers these tests ask for: a request without a key, and a free key over its minute's limit. */
+const asked = (status: number, url: string) =>
+  (status === 401 || status === 429) && new URL(url).pathname.startsWith('/v1/');
 
 /** Opens the reference and waits until the try-it buttons are on Redoc's operations; answers the render time. */
 async function openDocs(page: Page, url: string): Promise<number> {
@@ -35,21 +36,25 @@ async function openPanel(page: Page, summary: string): Promise<void> {
   await page.getByRole('dialog').waitFor();
 }
 
-/** Sends the panel's request and answers the status and the headers it shows. */
+/**
+ * Sends the panel's request and answers the status, headers and body the panel shows for it: those of the
+ * answer with this request's `X-Request-Id`, so an earlier answer still on screen is never read instead.
+ */
 async function sendFromPanel(
   page: Page,
 ): Promise<{ status: number; headers: Map<string, string>; body: string }> {
-  const before = await page.locator('[data-testid="answer-status"]').count();
-  const previous = before > 0 ? await textOf(page.getByTestId('answer-body')) : '';
-  await page.getByRole('button', { name: 'Send', exact: true }).click();
-  await page.getByRole('button', { name: 'Send', exact: true }).and(page.locator(':enabled')).waitFor();
+  const [response] = await Promise.all([
+    page.waitForResponse((answer) => new URL(answer.url()).pathname.startsWith('/v1/')),
+    page.getByRole('button', { name: 'Send', exact: true }).click(),
+  ]);
+  const requestId = (await response.allHeaders())['x-request-id'] ?? '';
+  await page.locator('.try-it [data-header="x-request-id"] dd', { hasText: requestId }).waitFor();
   const status = Number((await textOf(page.getByTestId('answer-status'))).split(' ')[0]);
+  assert.equal(status, response.status(), 'the panel shows the status of the answer');
   const headers = new Map<string, string>();
   for (const row of await page.locator('.try-it .header').all())
     headers.set((await row.getAttribute('data-header')) ?? '', await textOf(row.locator('dd')));
-  const body = await textOf(page.getByTestId('answer-body'));
-  assert.ok(before === 0 || body !== previous || headers.size > 0, 'an answer is shown');
-  return { status, headers, body };
+  return { status, headers, body: await textOf(page.getByTestId('answer-body')) };
 }
 
 /** Everything the page holds in storage, as one string. */
@@ -157,6 +162,28 @@ describe('the reference: try it, and your key', () => {
     assert.equal(error.status, 401);
     assert.ok(!(await storedText(page)).includes(key), 'no key in any storage');
     assert.ok(!page.url().includes(key), 'no key in the URL');
+    await page.keyboard.press('Escape');
+  });
+
+  test('over the limit, the panel shows the 429 with its Error body and Retry-After marked', async () => {
+    const { key } = await server.createKey({
+      plan: 'enterprise',
+      name: 'limited',
+      limits: { perMinute: 2, perDay: 100 },
+    });
+    readerKeys.push(key);
+    await page.reload();
+    await page.locator('.try-it-open').first().waitFor();
+    await openPanel(page, 'List categories');
+    await page.getByLabel('Your API key').fill(key);
+    assert.equal((await sendFromPanel(page)).status, 200);
+    assert.equal((await sendFromPanel(page)).status, 200);
+    const limited = await sendFromPanel(page);
+    assert.equal(limited.status, 429);
+    assert.equal((JSON.parse(limited.body) as { code: string }).code, 'rate_limit_exceeded');
+    assert.match(limited.headers.get('retry-after') ?? '', /^\d+$/);
+    assert.equal(await page.locator('.try-it .header.pacing[data-header="retry-after"]').count(), 1);
+    await page.getByRole('button', { name: 'Forget key' }).click();
     await page.keyboard.press('Escape');
   });
 
