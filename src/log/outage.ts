@@ -11,8 +11,14 @@ export const OUTAGE_REMINDER_MS = 30_000;
  * nothing each: 3 a second of stack traces hid what happened.
  */
 export interface OutageLog {
+  /**
+   * Called as a call starts: what to hand `failed` if it fails. A call that was already on its way when the
+   * dependency came back (a query that times out after a later one succeeded) belongs to the outage that
+   * ended, and must not start another. Cheap: the request path calls it.
+   */
+  begin(): number;
   /** A call failed because the dependency cannot be reached; `reason` says why, in words. */
-  failed(reason: string): void;
+  failed(reason: string, begun?: number): void;
   /** A call succeeded. Cheap: the request path calls it. */
   succeeded(): void;
 }
@@ -33,8 +39,12 @@ export function createOutageLog(deps: {
   let downSince: number | undefined;
   let lastSaid = 0;
   let failures = 0;
+  /** How many outages have ended: a call begun before the last end is of an outage already said. */
+  let recoveries = 0;
   return {
-    failed(reason) {
+    begin: () => recoveries,
+    failed(reason, begun = recoveries) {
+      if (begun < recoveries) return;
       const at = now();
       failures += 1;
       if (downSince === undefined) {
@@ -61,6 +71,7 @@ export function createOutageLog(deps: {
         `${dependency} at ${address} is reachable again`,
       );
       downSince = undefined;
+      recoveries += 1;
     },
   };
 }

@@ -50,12 +50,13 @@ export class FailoverRateLimitStore implements RateLimitStore {
   }
 
   async hit(subject: string, limits: Limits, now: number, ban: BanPolicy | null): Promise<Decision> {
+    const begun = this.#outage.begin();
     try {
       const decision = await this.#primary.hit(subject, limits, now, ban);
       this.#outage.succeeded();
       return decision;
     } catch (error) {
-      this.#outage.failed(storeProblem(error));
+      this.#outage.failed(storeProblem(error), begun);
       if (this.#mode === 'closed') {
         throw new ApiError('service_unavailable', 'Rate limiting is unavailable; retry shortly', {
           'retry-after': '1',
@@ -67,12 +68,13 @@ export class FailoverRateLimitStore implements RateLimitStore {
   }
 
   async peek(subject: string, limits: Limits, now: number): Promise<Decision> {
+    const begun = this.#outage.begin();
     try {
       const decision = await this.#primary.peek(subject, limits, now);
       this.#outage.succeeded();
       return decision;
     } catch (error) {
-      this.#outage.failed(storeProblem(error));
+      this.#outage.failed(storeProblem(error), begun);
       if (this.#mode === 'closed') {
         throw new ApiError('service_unavailable', 'Rate limiting is unavailable; retry shortly', {
           'retry-after': '1',
@@ -97,11 +99,12 @@ export class FailoverRateLimitStore implements RateLimitStore {
   }
 
   async ping(): Promise<void> {
+    const begun = this.#outage.begin();
     try {
       await this.#primary.ping();
       this.#outage.succeeded();
     } catch (error) {
-      this.#outage.failed(storeProblem(error));
+      this.#outage.failed(storeProblem(error), begun);
       throw new UnavailableError('Redis is unavailable', { cause: error });
     }
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { generateKey, KEY_PATTERN, KEY_PATTERN_SOURCE, keyEnvironment } from '../../src/keys/index.js';
 
@@ -38,15 +39,33 @@ test('the random part uses the whole alphabet evenly enough', () => {
     assert.ok(Math.abs(count - expected) < expected * 0.25, `${char}: ${count}`);
 });
 
+/**
+ * Whether `text` ends in the checksum of the format (the CRC32 of what comes before, in 6 base62 digits),
+ * computed here from the spec, apart from the code under test.
+ */
+function endsInItsChecksum(text: string): boolean {
+  if (text.length < 6) return false;
+  let rest = crc32(text.slice(0, -6));
+  let digits = '';
+  for (let i = 0; i < 6; i += 1) {
+    digits = ALPHABET[rest % 62] + digits;
+    rest = Math.floor(rest / 62);
+  }
+  return text.endsWith(digits);
+}
+
 test('arbitrary strings are never accepted as keys', () => {
+  // A string of the right shape whose last 6 characters happen to be its checksum is a key: the odds are
+  // tiny, but not nil, so such strings are left out rather than bet on.
   fc.assert(
     fc.property(fc.string({ maxLength: 60 }), (text) => {
+      fc.pre(!endsInItsChecksum(text));
       assert.equal(keyEnvironment(text), undefined);
     }),
   );
   fc.assert(
     fc.property(fc.stringMatching(/^ps_(live|test)_[0-9A-Za-z]{32}$/), (text) => {
-      // A random string of the right shape passes the checksum with odds of 1 in 2^32.
+      fc.pre(!endsInItsChecksum(text));
       assert.equal(keyEnvironment(text), undefined);
     }),
   );

@@ -43,3 +43,28 @@ test('an outage is said when it starts, at most every 30 s while it lasts, and w
   assert.equal(OUTAGE_REMINDER_MS, 30_000);
   assert.deepEqual([lines[1]?.downForSeconds, lines[3]?.downForSeconds, lines[3]?.failures], [30, 65, 195]);
 });
+
+test('a call on its way when the dependency came back, failing after, starts no new outage; a later one does', () => {
+  const messages: string[] = [];
+  const logger = createLogger({
+    level: 'info',
+    destination: new Writable({
+      write(chunk, _encoding, done) {
+        messages.push((JSON.parse(String(chunk)) as { msg: string }).msg);
+        done();
+      },
+    }),
+  });
+  const outage = createOutageLog({ logger, dependency: 'Redis', address: '127.0.0.1:6379' });
+  const slow = outage.begin();
+  outage.failed('nothing accepts connections', outage.begin());
+  outage.succeeded();
+  // The slow call began before the recovery: its failure is the old outage's, said already.
+  outage.failed('the connection was cut', slow);
+  assert.deepEqual(messages, [
+    'Redis at 127.0.0.1:6379 is unreachable: nothing accepts connections',
+    'Redis at 127.0.0.1:6379 is reachable again',
+  ]);
+  outage.failed('the connection was cut', outage.begin());
+  assert.equal(messages.at(-1), 'Redis at 127.0.0.1:6379 is unreachable: the connection was cut');
+});

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import { Sqlite } from '../../src/storage/index.js';
+import { eventually } from '../support/assertions.js';
 import { BACKENDS, backendEnvironment } from '../support/backends.js';
 import { createUnlimitedKey, type ServerProcess, spawnServer } from '../support/process.js';
 import { sleep, within } from '../support/raw-http.js';
@@ -12,8 +13,13 @@ const CYCLES = 20;
 const WORKERS = 32;
 /** Kill this long after the load started: random, so the kill lands at every stage of a group commit. */
 const KILL_AFTER_MS = { min: 300, max: 900 };
+/**
+ * And not before this many creates of the cycle were acknowledged (random as well): on a slow machine the
+ * kill waits for them, so that the total below is reached whatever the seed and the machine's speed.
+ */
+const KILL_AFTER_ACKNOWLEDGED = { min: 50, max: 150 };
 /** Fewer acknowledged creates than this and the test did not put the durability promise under load. */
-const MIN_ACKNOWLEDGED = 1_000;
+const MIN_ACKNOWLEDGED = CYCLES * KILL_AFTER_ACKNOWLEDGED.min;
 
 /**
  * A small seeded generator (mulberry32), so that a failing run can be replayed with the seed it prints:
@@ -186,8 +192,23 @@ for (const backend of BACKENDS) {
       await assertServedAll(current.url, key, acknowledged, `after restart ${cycle}`);
 
       let stopped = false;
+      const before = acknowledged.size;
       const load = createUntilKilled(current.url, key, cycle, () => stopped, acknowledged);
-      await sleep(KILL_AFTER_MS.min + Math.floor(random() * (KILL_AFTER_MS.max - KILL_AFTER_MS.min)));
+      let ended = false;
+      void load.then(() => {
+        ended = true;
+      });
+      const killAfterMs = KILL_AFTER_MS.min + Math.floor(random() * (KILL_AFTER_MS.max - KILL_AFTER_MS.min));
+      const atLeast =
+        KILL_AFTER_ACKNOWLEDGED.min +
+        Math.floor(random() * (KILL_AFTER_ACKNOWLEDGED.max - KILL_AFTER_ACKNOWLEDGED.min));
+      await sleep(killAfterMs);
+      // Every worker ended early (a failure, reported below), or enough creates are acknowledged.
+      await eventually(
+        `cycle ${cycle}: ${atLeast} creates acknowledged before the kill`,
+        () => ended || acknowledged.size - before >= atLeast,
+        60_000,
+      );
       // Flag first: every request failing from now on failed because of the kill.
       stopped = true;
       current.child.kill('SIGKILL');

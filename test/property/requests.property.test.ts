@@ -315,6 +315,10 @@ for (const backend of BACKENDS) {
 
     for (const [label, requests] of Object.entries(TARGETS)) {
       test(`${label}: ${RUNS} generated requests, no 5xx, every error an Error body, only 201s stored`, async (t) => {
+        // fast-check prints its seed when the property fails; the counts checked after the runs depend on
+        // it as well, so it is chosen here and named in their messages: FC_SEED=<seed> replays a run.
+        const seed = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
+        t.diagnostic(`seed ${seed} (replay with FC_SEED=${seed})`);
         let errors = 0;
         const before = await storedIds();
         const created: Record<string, Set<number>> = {
@@ -367,9 +371,14 @@ for (const backend of BACKENDS) {
               assert.doesNotMatch(message, AJV_WORDING, "a message in our words, not Ajv's");
             }
           }),
-          { numRuns: RUNS },
+          { numRuns: RUNS, seed },
         );
-        assert.ok(errors > RUNS / 10, `the generator reaches error paths (${errors})`);
+        t.diagnostic(
+          `${errors} errors; created ${Object.entries(created)
+            .map(([table, ids]) => `${ids.size} ${table}`)
+            .join(', ')}`,
+        );
+        assert.ok(errors > RUNS / 10, `the generator reaches error paths (${errors}, seed ${seed})`);
         // The rows these requests added are exactly those answered 201: every create reached storage, and
         // nothing refused stored a row.
         const after = await storedIds();
@@ -380,11 +389,13 @@ for (const backend of BACKENDS) {
           assert.deepEqual(
             added,
             [...ids].sort((a, b) => a - b),
-            table,
+            `${table} (seed ${seed})`,
           );
         }
         const own = CREATES_INTO[label];
-        if (own !== undefined) assert.ok((created[own]?.size ?? 0) > 0, `some generated ${own} were valid`);
+        if (own !== undefined) {
+          assert.ok((created[own]?.size ?? 0) > 0, `some generated ${own} were valid (seed ${seed})`);
+        }
         t.diagnostic(
           Object.entries(created)
             .map(([table, ids]) => `${ids.size} ${table} created`)

@@ -5,6 +5,7 @@ import http from 'node:http';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { eventually } from '../support/assertions.js';
 import { BACKENDS, backendEnvironment } from '../support/backends.js';
 import { createUnlimitedKey, freePort, type ServerProcess, spawnServer } from '../support/process.js';
 import { getStatus, request } from '../support/server.js';
@@ -50,17 +51,27 @@ describe('Redis stopped in the middle of a load', () => {
     servers.push(open);
     const closed = await spawnServer({ ...env, RATE_LIMIT_FAIL: 'closed' });
     servers.push(closed);
-    await sleep(1_200);
+    // Both serve the key before the load begins: a condition, not a fixed wait.
+    for (const server of servers) {
+      await eventually(`${server.url} serves the key`, async () => {
+        const answer = await request(`${server.url}/v1/categories`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return answer.status === 200;
+      });
+    }
 
-    // Twenty clients per instance, for about 3 s; Redis dies after the first second.
+    // Twenty clients per instance; Redis dies once each instance has answered a good number of requests,
+    // and the load goes on for at least 2 s after, until each has answered enough with Redis dead and the
+    // fail closed one has refused: what is asserted below is then seen however slow the machine.
     const statuses = new Map<ServerProcess, { before: number[]; after: number[] }>(
       servers.map((server) => [server, { before: [], after: [] }]),
     );
     let killed = false;
-    const stopAt = Date.now() + 3_000;
+    let stop = false;
     const load = servers.flatMap((server) =>
       Array.from({ length: 20 }, async () => {
-        while (Date.now() < stopAt) {
+        while (!stop) {
           const status = await getStatus(
             `${server.url}/v1/categories`,
             { authorization: `Bearer ${key}` },
@@ -70,14 +81,25 @@ describe('Redis stopped in the middle of a load', () => {
         }
       }),
     );
-    await sleep(1_000);
-    // Flag first: an answer that arrives from here on may already have met the dead Redis.
-    killed = true;
-    redis.kill('SIGKILL');
-    await once(redis, 'exit');
-    await Promise.all(load);
-
+    const answered = (when: 'before' | 'after') =>
+      servers.every((server) => (statuses.get(server)?.[when].length ?? 0) >= 100);
     const seen = (server: ServerProcess, when: 'before' | 'after') => new Set(statuses.get(server)?.[when]);
+    try {
+      await eventually('each instance answered 100 requests with Redis up', () => answered('before'), 30_000);
+      // Flag first: an answer that arrives from here on may already have met the dead Redis.
+      killed = true;
+      redis.kill('SIGKILL');
+      await once(redis, 'exit');
+      await sleep(2_000);
+      await eventually(
+        'each instance answered 100 requests with Redis dead, and the fail closed one refused',
+        () => answered('after') && seen(closed, 'after').has(503),
+        30_000,
+      );
+    } finally {
+      stop = true;
+      await Promise.all(load);
+    }
     assert.deepEqual([...seen(open, 'before')], [200]);
     assert.deepEqual([...seen(closed, 'before')], [200]);
     assert.deepEqual([...seen(open, 'after')], [200], 'fail open keeps serving');

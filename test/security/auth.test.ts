@@ -48,7 +48,9 @@ for (const backend of BACKENDS) {
           body: '{}',
         }),
       };
-      const { key } = await server.createKey({ plan: 'enterprise', limits: { perMinute: 1, perDay: 100 } });
+      // One request a day: the second is refused whatever minute it falls in (a minute that ends between
+      // the two would let it through).
+      const { key } = await server.createKey({ plan: 'enterprise', limits: { perMinute: 1, perDay: 1 } });
       const withKey = { authorization: `Bearer ${key}` };
       await server.call('/v1/categories', { headers: withKey });
       const limited = await server.call('/v1/categories', { headers: withKey });

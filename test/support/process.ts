@@ -122,7 +122,7 @@ export async function spawnServer(
 export async function runCli(
   args: string[],
   env: Record<string, string>,
-  options: { cwd?: string; cli?: string } = {},
+  options: { cwd?: string; cli?: string; onStdout?: (soFar: string) => void } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
@@ -133,6 +133,7 @@ export async function runCli(
   let stderr = '';
   child.stdout.on('data', (chunk) => {
     stdout += chunk;
+    options.onStdout?.(stdout);
   });
   child.stderr.on('data', (chunk) => {
     stderr += chunk;

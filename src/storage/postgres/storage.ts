@@ -161,7 +161,9 @@ export async function createPostgresStorage(
   };
   // Every call says whether the database answered: its outages are logged once, not once a call.
   const availability = {
-    failed: (error: unknown) => options.outage?.failed(unavailableReason(error, options.url)),
+    begin: () => options.outage?.begin() ?? 0,
+    failed: (error: unknown, begun: number) =>
+      options.outage?.failed(unavailableReason(error, options.url), begun),
     succeeded: () => options.outage?.succeeded(),
   };
   const guarded = <T extends object>(target: T) => reportingUnavailable(target, availability);

@@ -31,7 +31,9 @@ export function isUnavailable(error: unknown): boolean {
 
 /** Told of every call: whether the database answered, or could not be reached and why (an `OutageLog`). */
 export interface Availability {
-  failed(error: unknown): void;
+  /** As a call starts: what to hand `failed` (see `OutageLog.begin`). */
+  begin(): number;
+  failed(error: unknown, begun: number): void;
   succeeded(): void;
 }
 
@@ -45,13 +47,14 @@ export function reportingUnavailable<T extends object>(target: T, availability?:
   for (const [name, value] of Object.entries(target)) {
     if (typeof value !== 'function') continue;
     wrapped[name] = async (...args: unknown[]) => {
+      const begun = availability?.begin() ?? 0;
       try {
         const result = await (value as (...args: unknown[]) => Promise<unknown>).apply(target, args);
         availability?.succeeded();
         return result;
       } catch (error) {
         if (isUnavailable(error)) {
-          availability?.failed(error);
+          availability?.failed(error, begun);
           throw new UnavailableError('The database is unavailable', { cause: error });
         }
         // The database answered, if only to refuse.
