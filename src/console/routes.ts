@@ -1,5 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { packageFile } from '../config/index.js';
 import { staticAsset } from '../docs/index.js';
 import { notFound } from '../http/index.js';
 import { CONSOLE_CSP, consolePage } from './page.js';
@@ -15,11 +16,14 @@ const ASSETS = [
   { name: 'app.css', type: 'text/css; charset=utf-8' },
 ] as const;
 
-/** A file of the built console (`npm run build` makes dist/console), read once: it does not change while we run. */
+/**
+ * A file of the built console, read once: it does not change while we run. `npm run build` puts it in
+ * dist/console/, beside dist/src/ where this module runs, in a checkout and in the installed package alike.
+ */
 function readAsset(name: string) {
-  const content = packageFile(`dist/console/${name}`);
-  if (content === undefined) throw new Error(`dist/console/${name} is missing: run npm run build`);
-  return staticAsset(content);
+  const file = fileURLToPath(new URL(`../../console/${name}`, import.meta.url));
+  if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build`);
+  return staticAsset(readFileSync(file, 'utf8'));
 }
 
 /**

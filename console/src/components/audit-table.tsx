@@ -38,7 +38,7 @@ export function AuditTable({ events, caption }: { events: AuditEvent[]; caption:
   if (events.length === 0) return <p class="muted">No events.</p>;
   return (
     <div class="table-scroll">
-      <table>
+      <table class="wide">
         <caption class="visually-hidden">{caption}</caption>
         <thead>
           <tr>

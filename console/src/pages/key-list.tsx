@@ -117,7 +117,7 @@ export function KeyList() {
       {keys.data?.length === 0 && <p class="muted">No keys yet.</p>}
       {keys.data && keys.data.length > 0 && (
         <div class="table-scroll">
-          <table>
+          <table class="wide">
             <caption class="visually-hidden">API keys</caption>
             <thead>
               <tr>

@@ -14,7 +14,7 @@ const TOP = 10;
 function KeyUsageTable({ rows, caption }: { rows: KeyUsage[]; caption: string }) {
   return (
     <div class="table-scroll">
-      <table>
+      <table class="wide">
         <caption class="visually-hidden">{caption}</caption>
         <thead>
           <tr>
