@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
   codeSamples,
@@ -18,6 +19,7 @@ interface SampledOperation {
   operationId: string;
   method: string;
   path: string;
+  responses: Record<string, unknown>;
   'x-codeSamples'?: { lang: string; label: string; source: string }[];
 }
 
@@ -30,6 +32,34 @@ function sampledOperations(document: Record<string, unknown>): SampledOperation[
     for (const [method, operation] of Object.entries(item))
       if (method !== 'head') found.push({ ...operation, method, path });
   return found;
+}
+
+/** The checkout, where `petstore/client` resolves to the package itself. */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The status each operation's sample gets, in the document's order, from an empty store. */
+const EXPECTED = [
+  'listCategories 200',
+  'createCategory 201',
+  'listPets 200',
+  'createPet 201',
+  'getPetById 200',
+  'listOrders 200',
+  'placeOrder 201',
+  'getKey 200',
+  'getKeyUsage 200',
+  'rotateKey 201',
+  'revokeKey 200',
+];
+
+/** The documented success status of an operation. */
+const successOf = (operation: SampledOperation) =>
+  Number(Object.keys(operation.responses).find((status) => status.startsWith('2')));
+
+function sampleOf(operation: SampledOperation, label: string): string {
+  const sample = operation['x-codeSamples']?.find((candidate) => candidate.label === label);
+  assert.ok(sample, `${operation.operationId} has a ${label} sample`);
+  return sample.source;
 }
 
 describe('code samples in the served document', () => {
@@ -48,6 +78,19 @@ describe('code samples in the served document', () => {
     await panelServer?.close();
   });
 
+  /** Sends each operation in the document's order to `target` with a fresh key (a rotation or a revocation must not change what the next gets). */
+  async function statusesOf(
+    target: TestServer,
+    send: (operation: SampledOperation, key: string) => Promise<number>,
+  ): Promise<string[]> {
+    const statuses: string[] = [];
+    for (const operation of sampledOperations(document)) {
+      const { key } = await target.createKey({ plan: 'pro' });
+      statuses.push(`${operation.operationId} ${await send(operation, key)}`);
+    }
+    return statuses;
+  }
+
   test('every /v1 operation has curl, fetch, typed client and Python samples; the HEADs none', () => {
     const paths = document.paths as Record<string, Record<string, SampledOperation>>;
     for (const [path, item] of Object.entries(paths))
@@ -64,43 +107,61 @@ describe('code samples in the served document', () => {
   });
 
   test("each operation's curl sample, with a real key, gets the status the panel's request gets", async () => {
-    const statuses: string[] = [];
-    for (const operation of sampledOperations(document)) {
-      const curl = operation['x-codeSamples']?.find((sample) => sample.label === 'curl')?.source ?? '';
-      assert.ok(curl.includes('$PETSTORE_KEY'), 'the key is read from the environment');
-      // A fresh key each time: rotating or revoking one must not change what the next sample gets.
-      const sampleKey = (await server.createKey({ plan: 'pro' })).key;
-      const { stdout } = await run(
-        'sh',
-        ['-c', `${curl.replaceAll(DEFAULT_ORIGIN, server.url)} -s -o /dev/null -w '%{http_code}'`],
-        { env: { ...process.env, PETSTORE_KEY: sampleKey } },
-      );
-
+    const panel = await statusesOf(panelServer, async (operation, key) => {
       // What the try-it panel sends for the same prefilled request (same generator, same origin).
       const request = exampleRequest(document, operation.path, operation.method);
-      const panelKey = (await panelServer.createKey({ plan: 'pro' })).key;
-      const panel = await fetch(`${panelServer.url}/v1${requestTarget(request)}`, {
+      const answer = await fetch(`${panelServer.url}/v1${requestTarget(request)}`, {
         method: request.method,
-        headers: { ...requestHeaders(request), Authorization: `Bearer ${panelKey}` },
+        headers: { ...requestHeaders(request), Authorization: `Bearer ${key}` },
         ...(hasBody(request) ? { body: request.body } : {}),
       });
-      await panel.body?.cancel();
-      assert.equal(Number(stdout), panel.status, `${operation.operationId}: curl and the panel agree`);
-      statuses.push(`${operation.operationId} ${stdout}`);
+      await answer.body?.cancel();
+      return answer.status;
+    });
+    assert.deepEqual(panel, EXPECTED);
+    const curl = await statusesOf(server, async (operation, key) => {
+      const source = sampleOf(operation, 'curl');
+      assert.ok(source.includes('$PETSTORE_KEY'), 'the key is read from the environment');
+      const { stdout } = await run(
+        'sh',
+        ['-c', `${source.replaceAll(DEFAULT_ORIGIN, server.url)} -s -o /dev/null -w '%{http_code}'`],
+        { env: { ...process.env, PETSTORE_KEY: key } },
+      );
+      return Number(stdout);
+    });
+    assert.deepEqual(curl, panel);
+  });
+
+  test('the fetch, typed client and Python samples run as they are and get the same statuses', async () => {
+    // Each language on a server of its own, from the same empty store, for the reason above.
+    const runs: [string, string, string[], (stdout: string) => number][] = [
+      [
+        'JavaScript (fetch)',
+        process.execPath,
+        ['--input-type=module', '-e'],
+        (out) => Number(out.split(' ')[0]),
+      ],
+      // The client throws on an error answer; a sample that ran through got the operation's success status.
+      ['JavaScript (typed client)', process.execPath, ['--input-type=module', '-e'], () => 0],
+      ['Python (requests)', 'python3', ['-c'], (out) => Number(out.split(' ')[0])],
+    ];
+    for (const [label, command, args, statusOf] of runs) {
+      const target = await startTestServer();
+      try {
+        const statuses = await statusesOf(target, async (operation, key) => {
+          const source = sampleOf(operation, label).replaceAll(DEFAULT_ORIGIN, target.url);
+          // The typed client's sample imports `petstore/client`: from the checkout, the package itself.
+          const { stdout } = await run(command, [...args, source], {
+            env: { ...process.env, PETSTORE_KEY: key },
+            cwd: ROOT,
+          });
+          return statusOf(stdout) || successOf(operation);
+        });
+        assert.deepEqual(statuses, EXPECTED, label);
+      } finally {
+        await target.close();
+      }
     }
-    assert.deepEqual(statuses, [
-      'listCategories 200',
-      'createCategory 201',
-      'listPets 200',
-      'createPet 201',
-      'getPetById 200',
-      'listOrders 200',
-      'placeOrder 201',
-      'getKey 200',
-      'getKeyUsage 200',
-      'rotateKey 201',
-      'revokeKey 200',
-    ]);
   });
 
   test('a key typed in is quoted for the shell, the placeholder is not', async () => {
