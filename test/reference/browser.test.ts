@@ -112,6 +112,7 @@ describe('the reference: try it, and your key', () => {
     readerKeys.push(key);
     const rendered = await openDocs(page, server.url);
     console.log(`first render of /docs: ${Math.round(rendered)} ms after navigation start`);
+    assert.ok((await page.locator('#redoc a[href="/docs/key"]').count()) > 0, '/docs links the key page');
 
     await openPanel(page, 'Create a category');
     await screenshots(page, 'panel-open');
