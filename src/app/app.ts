@@ -351,6 +351,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     usage: storage.usage,
     recorder: deps.recorder,
     rateLimit: config.rateLimit,
+    tokens: deps.adminAuthenticator,
     clock,
   });
   await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers, sessions });
