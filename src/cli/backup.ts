@@ -19,7 +19,7 @@ export const RESTORE_USAGE = `Usage: petstore restore <file> [--json]
 
 Replaces the SQLite database of DATABASE_URL with <file>, a backup made by 'petstore backup', for a stopped
 service: refused while any server or command has the database open. <file> must pass SQLite's integrity
-check and hold a Pet Store schema this release serves (not a newer one); it is copied beside the database,
+check and hold a Pet Store schema this release serves (the rule 'serve' applies); it is copied beside the database,
 fsynced and renamed over it, and the old -wal and -shm are removed, so a refusal or a failure leaves the
 database as it was. <file> itself is not changed. PostgreSQL: use pg_restore (README.md, "Backups").
 

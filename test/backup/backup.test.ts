@@ -185,7 +185,7 @@ describe('petstore backup and restore (SQLite)', () => {
     copyFileSync(backup, newer);
     const db = new Sqlite(newer);
     db.prepare(
-      "INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'future', 'x')",
+      "INSERT INTO schema_migrations (version, name, applied_at, oldest_release) VALUES (9999, 'future', 'x', '99.0.0')",
     ).run();
     db.close();
     const corruptBefore = sha256(corrupt);
@@ -201,7 +201,7 @@ describe('petstore backup and restore (SQLite)', () => {
     );
     assertRefused(
       await runCli(['restore', newer], env),
-      /schema version 9999, newer than this release serves/,
+      /schema version 9999, which release 99\.0\.0 and later serve; this is release .*: restore it with release 99\.0\.0 or later/,
     );
     assertRefused(await runCli(['restore', path.join(dir, 'nothing.db')], env), /no file at .*nothing\.db/);
     assert.equal(sha256(database), before, 'the database is unchanged');

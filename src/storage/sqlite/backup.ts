@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { API_VERSION } from '../../contract/index.js';
+import { checkServable, SCHEMA_VERSION, type SchemaState, SchemaTooNewError } from '../schema.js';
 import { type Database, Sqlite } from './driver.js';
-import { MIGRATIONS } from './migrations.js';
+import { readSchema } from './migrations.js';
 
 /** A backup or restore refused or failed, in one line that names what to fix; nothing was left half-written. */
 export class BackupError extends Error {
@@ -22,9 +24,6 @@ export interface SqliteCopyReport {
 
 /** The first 16 bytes of every SQLite 3 database file. */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
-
-/** The newest schema this release knows; a database past it may use what this release cannot serve. */
-const NEWEST_SCHEMA = Math.max(...MIGRATIONS.map((migration) => migration.version));
 
 /** A name beside `target`, so the final rename stays on one file system and is atomic. */
 function tempBeside(target: string, purpose: string): string {
@@ -83,11 +82,11 @@ function hasSchemaTable(db: Database): boolean {
 }
 
 /**
- * Checks a copy of ours that nothing else has open: `PRAGMA integrity_check` says ok, it has our schema, and a
- * version this release can serve. Returns that version. Closing it checkpoints and removes its -wal and -shm.
+ * Checks a copy of ours that nothing else has open: `PRAGMA integrity_check` says ok and it has our schema.
+ * Returns its schema. Closing it checkpoints and removes its -wal and -shm.
  * `what` names the file in the messages (the user's backup, not our temporary copy of it).
  */
-function checkCopy(file: string, what: string): number {
+function checkCopy(file: string, what: string): SchemaState {
   let db: Database | undefined;
   try {
     db = new Sqlite(file, { fileMustExist: true });
@@ -103,9 +102,9 @@ function checkCopy(file: string, what: string): number {
         `${what} is a SQLite database but not a Pet Store one (no schema_migrations table)`,
       );
     }
-    const version = db.prepare<[], number | null>('SELECT max(version) FROM schema_migrations').pluck().get();
-    if (typeof version !== 'number') throw new BackupError(`${what} records no schema version`);
-    return version;
+    const schema = readSchema(db);
+    if (schema.version === 0) throw new BackupError(`${what} records no schema version`);
+    return schema;
   } catch (error) {
     if (error instanceof BackupError) throw error;
     // SQLITE_CORRUPT, SQLITE_NOTADB and the like: the file is not a database we can read.
@@ -147,7 +146,7 @@ export async function backupSqlite(source: string, target: string): Promise<Sqli
       throw writeFailure(error, path.dirname(to));
     });
     db.close();
-    const schemaVersion = checkCopy(temp, `the copy of ${from}`);
+    const schemaVersion = checkCopy(temp, `the copy of ${from}`).version;
     fs.chmodSync(temp, 0o600);
     fsyncPath(temp);
     try {
@@ -256,10 +255,14 @@ export function restoreSqlite(backup: string, target: string): SqliteCopyReport 
     } catch (error) {
       throw writeFailure(error, path.dirname(to));
     }
-    const schemaVersion = checkCopy(temp, from);
-    if (schemaVersion > NEWEST_SCHEMA) {
+    const schema = checkCopy(temp, from);
+    // The rule `serve` applies (the migration policy): a newer schema is restored only if this release serves it.
+    try {
+      checkServable(schema, from);
+    } catch (error) {
+      if (!(error instanceof SchemaTooNewError)) throw error;
       throw new BackupError(
-        `${from} has schema version ${schemaVersion}, newer than this release serves (${NEWEST_SCHEMA}): restore it with the release that made it`,
+        `${from} has schema version ${schema.version}, which release ${schema.oldestRelease} and later serve; this is release ${API_VERSION} (schema ${SCHEMA_VERSION}): restore it with release ${schema.oldestRelease} or later`,
       );
     }
     const previous = fs.statSync(to, { throwIfNoEntry: false });
@@ -269,7 +272,7 @@ export function restoreSqlite(backup: string, target: string): SqliteCopyReport 
     for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(`${to}${suffix}`, { force: true });
     fs.renameSync(temp, to);
     fsyncPath(path.dirname(to));
-    return { source: from, file: to, bytes: fs.statSync(to).size, schemaVersion };
+    return { source: from, file: to, bytes: fs.statSync(to).size, schemaVersion: schema.version };
   } finally {
     removeDatabaseFiles(temp);
   }
