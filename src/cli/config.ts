@@ -31,8 +31,9 @@ export function configCommand(args: string[], out: NodeJS.WritableStream): numbe
   }
   const width = Math.max(...settings.map((setting) => setting.name.length));
   const valueWidth = Math.min(60, Math.max(...settings.map((setting) => (setting.value ?? '').length)));
-  for (const { name, value, source } of settings) {
-    out.write(`${name.padEnd(width)}  ${printable(value ?? '-').padEnd(valueWidth)}  ${source}\n`);
+  for (const { name, value, source, origin } of settings) {
+    const from = origin === undefined ? source : `${source} (${origin})`;
+    out.write(`${name.padEnd(width)}  ${printable(value ?? '-').padEnd(valueWidth)}  ${from}\n`);
   }
   return 0;
 }

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import type { DomainCheckOptions, DomainsFile } from '../domains/index.js';
@@ -30,9 +31,12 @@ export interface Config {
   storage: StorageConfig;
   /**
    * Where the service keeps its files (`PETSTORE_DATA_DIR`): the default SQLite file, and the first key when
-   * no terminal shows it. By default `data/` beside the package, wherever a command is run from.
+   * no terminal shows it. By default `data/` beside the package in a checkout, and outside the package when
+   * it is installed (`resolveDataDir`), wherever a command is run from.
    */
   dataDir: string;
+  /** The rule that chose `dataDir`. */
+  dataDirOrigin: DataDirOrigin;
   /**
    * Where users reach the API, if the operator said (each ends in `/v1`). Unset, the document's server and
    * the deprecation notice are relative to the request's own origin, so no answer names a host it is not at.
@@ -73,12 +77,42 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Which rule chose the data directory, as `petstore config` names it. */
+export type DataDirOrigin = 'PETSTORE_DATA_DIR' | 'checkout' | 'STATE_DIRECTORY' | 'XDG_DATA_HOME' | 'HOME';
+
+/** The data directory and the rule that chose it. */
+export interface DataDir {
+  dir: string;
+  origin: DataDirOrigin;
+}
+
 /**
- * The data directory: `PETSTORE_DATA_DIR`, else `data/` in the package's own directory, not the working
- * directory, so that the server and every CLI command find the same files wherever they are run.
+ * The data directory: `PETSTORE_DATA_DIR`; else, in a checkout, `data/` in the package's own directory; else
+ * (the package is installed: its directory is inside a `node_modules`) systemd's `STATE_DIRECTORY`, then
+ * `$XDG_DATA_HOME/petstore`, then `~/.local/share/petstore`. Found from the package's place and the
+ * environment, never the working directory, so that the server and every CLI command agree wherever they are
+ * run; never inside an installed package, which an upgrade or `npm uninstall` replaces with the data in it.
  */
-function dataDirOf(value: string | undefined): string {
-  return value === undefined ? path.join(packageRoot(), 'data') : path.resolve(value);
+export function resolveDataDir(source: NodeJS.ProcessEnv, packageDir: string): DataDir {
+  const given = (name: string) => {
+    const value = source[name];
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const explicit = given('PETSTORE_DATA_DIR');
+  if (explicit !== undefined) return { dir: path.resolve(explicit), origin: 'PETSTORE_DATA_DIR' };
+  if (!path.resolve(packageDir).split(path.sep).includes('node_modules')) {
+    return { dir: path.join(packageDir, 'data'), origin: 'checkout' };
+  }
+  // systemd's StateDirectory= sets it (a colon-separated list when the unit names several: ours is first).
+  const state = given('STATE_DIRECTORY')?.split(':')[0];
+  if (state !== undefined && path.isAbsolute(state)) return { dir: state, origin: 'STATE_DIRECTORY' };
+  // The XDG Base Directory rules: a relative XDG_DATA_HOME is invalid and ignored.
+  const xdg = given('XDG_DATA_HOME');
+  if (xdg !== undefined && path.isAbsolute(xdg)) {
+    return { dir: path.join(xdg, 'petstore'), origin: 'XDG_DATA_HOME' };
+  }
+  const home = given('HOME') ?? os.homedir();
+  return { dir: path.join(home, '.local', 'share', 'petstore'), origin: 'HOME' };
 }
 
 /**
@@ -117,13 +151,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
   const env = withDefaults as Env;
-  const dataDir = dataDirOf(env.PETSTORE_DATA_DIR);
+  const { dir: dataDir, origin: dataDirOrigin } = resolveDataDir(source, packageRoot());
   return {
     port: Number(env.PORT),
     host: env.HOST,
     env: env.PETSTORE_ENV,
     storage: parseDatabaseUrl(env.DATABASE_URL, Number(env.DATABASE_POOL_SIZE), dataDir),
     dataDir,
+    dataDirOrigin,
     publicUrls,
     logLevel: env.LOG_LEVEL,
     accessLog: env.ACCESS_LOG === 'on',
@@ -231,6 +266,15 @@ const URL_SETTINGS = new Set<string>([
   'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
 ]);
 
+/** How `petstore config` names each rule of the default data directory. */
+const DATA_DIR_ORIGINS: Record<DataDirOrigin, string | undefined> = {
+  PETSTORE_DATA_DIR: undefined,
+  checkout: 'data/ of the checkout',
+  STATE_DIRECTORY: 'STATE_DIRECTORY, set by systemd',
+  XDG_DATA_HOME: 'XDG_DATA_HOME/petstore',
+  HOME: '~/.local/share/petstore',
+};
+
 /**
  * Every setting in effect, with where its value came from, as `petstore config` prints it: each environment
  * variable (its value, the default, or what stands in for it), then what the config file may set. Values
@@ -249,13 +293,18 @@ export function describeSettings(source: NodeJS.ProcessEnv = process.env): Setti
     PETSTORE_DATA_DIR: config.dataDir,
     ...(config.storage.kind === 'sqlite' ? { DATABASE_URL: `sqlite:${config.storage.file}` } : {}),
   };
+  const origins: Partial<Record<keyof Env, string | undefined>> = {
+    PETSTORE_DATA_DIR: DATA_DIR_ORIGINS[config.dataDirOrigin],
+  };
   const settings: Setting[] = SETTING_NAMES.map((name) => {
     const value = given(name);
     const fallback = defaultOf(name) ?? derived[name];
+    const origin = value === undefined ? origins[name] : undefined;
     return {
       name,
       value: value ?? fallback ?? null,
       source: value !== undefined ? 'env' : fallback !== undefined ? 'default' : 'unset',
+      ...(origin !== undefined ? { origin } : {}),
       description: descriptionOf(name),
       url: URL_SETTINGS.has(name),
     };

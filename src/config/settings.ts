@@ -7,6 +7,8 @@ export interface Setting {
   value: string | null;
   /** `env`: the environment; `file`: the PETSTORE_CONFIG file; `default`: the service's own. */
   source: 'env' | 'file' | 'default' | 'unset';
+  /** For a default derived from something else, what it came from (the data directory's rule, say). */
+  origin?: string;
   /** What it takes, as errors about it say. */
   description: string;
   /** A URL, which may hold a password: hide it when printing (`printableUrl`). */

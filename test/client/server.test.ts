@@ -9,7 +9,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
   ValidationError,
-} from 'petstore/client';
+} from '@petstore-api/server/client';
 import { FakeClock } from '../../src/clock/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

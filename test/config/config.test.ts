@@ -3,7 +3,13 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig, SETTING_NAMES, type Setting } from '../../src/config/index.js';
+import {
+  ConfigError,
+  loadConfig,
+  resolveDataDir,
+  SETTING_NAMES,
+  type Setting,
+} from '../../src/config/index.js';
 import { runCli } from '../support/process.js';
 import { tempDir } from '../support/server.js';
 
@@ -20,6 +26,7 @@ describe('configuration', () => {
         isDefault: true,
       },
       dataDir: fileURLToPath(new URL('../../../data', import.meta.url)),
+      dataDirOrigin: 'checkout',
       publicUrls: { production: undefined, staging: undefined },
       logLevel: 'info',
       accessLog: true,
@@ -252,6 +259,10 @@ describe('configuration', () => {
       const table = await runCli(['config'], env);
       assert.equal(table.code, 0);
       assert.match(table.stdout, /^DATABASE_URL +postgres:\/\/app:\*\*\*@db\.example:5432\/petstore +env$/m);
+      if (process.env.PETSTORE_DATA_DIR === undefined) {
+        assert.match(table.stdout, /^PETSTORE_DATA_DIR +\S+\/data +default \(data\/ of the checkout\)$/m);
+        assert.equal(named.PETSTORE_DATA_DIR?.origin, 'data/ of the checkout');
+      }
       assert.doesNotMatch(`${json.stdout}${table.stdout}`, /s3cret|hunter2/);
       const refused = await runCli(['config'], { PORT: 'abc' });
       assert.equal(refused.code, 1);
@@ -259,6 +270,35 @@ describe('configuration', () => {
     } finally {
       remove();
     }
+  });
+
+  test('the data directory: data/ in a checkout, outside the package once installed', () => {
+    const checkout = '/srv/petstore';
+    const installed = '/usr/lib/node_modules/@petstore-api/server';
+    const all = { STATE_DIRECTORY: '/var/lib/petstore', XDG_DATA_HOME: '/home/a/.data', HOME: '/home/a' };
+    assert.deepEqual(resolveDataDir(all, checkout), { dir: '/srv/petstore/data', origin: 'checkout' });
+    assert.deepEqual(resolveDataDir({ ...all, PETSTORE_DATA_DIR: '/d' }, installed), {
+      dir: '/d',
+      origin: 'PETSTORE_DATA_DIR',
+    });
+    assert.deepEqual(resolveDataDir(all, installed), { dir: '/var/lib/petstore', origin: 'STATE_DIRECTORY' });
+    // A unit with several state directories: systemd lists them in the unit's order.
+    assert.equal(
+      resolveDataDir({ STATE_DIRECTORY: '/var/lib/petstore:/var/lib/other' }, installed).dir,
+      '/var/lib/petstore',
+    );
+    assert.deepEqual(resolveDataDir({ ...all, STATE_DIRECTORY: '' }, installed), {
+      dir: '/home/a/.data/petstore',
+      origin: 'XDG_DATA_HOME',
+    });
+    // A relative XDG_DATA_HOME is invalid by the XDG rules, and ignored.
+    assert.deepEqual(resolveDataDir({ XDG_DATA_HOME: 'rel', HOME: '/home/a' }, installed), {
+      dir: '/home/a/.local/share/petstore',
+      origin: 'HOME',
+    });
+    // A project's own node_modules counts as installed too: its data never goes where npm ci deletes it.
+    const dependency = '/srv/app/node_modules/@petstore-api/server';
+    assert.equal(resolveDataDir({ HOME: '/home/a' }, dependency).dir, '/home/a/.local/share/petstore');
   });
 
   test('each command says in --help what it reads; serve and config name every variable', async () => {

@@ -71,7 +71,6 @@ describe('custom domains as a lifecycle, with a real DNS server and a real Caddy
     const port = new URL(domains.server.url).port;
     caddy = await startCaddy({
       dir,
-      askUrl: `http://127.0.0.1:${port}${ASK}`,
       upstream: `127.0.0.1:${port}`,
       port: caddyPort,
     });

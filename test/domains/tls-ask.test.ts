@@ -133,7 +133,6 @@ describe('Caddy with on-demand TLS asks the service', () => {
     const servicePort = new URL(server.url).port;
     caddy = await startCaddy({
       dir,
-      askUrl: `http://127.0.0.1:${servicePort}${ASK}`,
       upstream: `127.0.0.1:${servicePort}`,
     });
     caddyPort = caddy.port;

@@ -34,7 +34,7 @@ function sampledOperations(document: Record<string, unknown>): SampledOperation[
   return found;
 }
 
-/** The checkout, where `petstore/client` resolves to the package itself. */
+/** The checkout, where `@petstore-api/server/client` resolves to the package itself. */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The status each operation's sample gets, in the document's order, from an empty store. */
@@ -150,7 +150,7 @@ describe('code samples in the served document', () => {
       try {
         const statuses = await statusesOf(target, async (operation, key) => {
           const source = sampleOf(operation, label).replaceAll(DEFAULT_ORIGIN, target.url);
-          // The typed client's sample imports `petstore/client`: from the checkout, the package itself.
+          // The typed client's sample imports `@petstore-api/server/client`: from the checkout, the package itself.
           const { stdout } = await run(command, [...args, source], {
             env: { ...process.env, PETSTORE_KEY: key },
             cwd: ROOT,

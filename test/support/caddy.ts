@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
+import { fileURLToPath } from 'node:url';
 import { freePort } from './process.js';
 
 const CADDY = '/usr/bin/caddy';
 
-/** A real Caddy with on-demand TLS from its internal CA, asking `askUrl` before it issues a certificate. */
+/** A real Caddy with on-demand TLS from its internal CA, asking the service before it issues a certificate. */
 export interface TestCaddy {
   /** Its HTTPS port on 127.0.0.1. */
   port: number;
@@ -18,13 +19,61 @@ export interface TestCaddy {
   stop(): Promise<void>;
 }
 
+/** The TLS front as shipped, which the README's Production section tells operators to install. */
+export const SHIPPED_CADDYFILE = fileURLToPath(new URL('../../../deploy/Caddyfile', import.meta.url));
+
+/** The service's address in the shipped Caddyfile: its default HOST and PORT. */
+const SHIPPED_UPSTREAM = '127.0.0.1:8080';
+
+/** `text` with `from` replaced, failing when the shipped file no longer has exactly `count` of them. */
+function replaceExactly(text: string, from: string, to: string, count: number): string {
+  const parts = text.split(from);
+  assert.equal(parts.length - 1, count, `deploy/Caddyfile has ${count} of ${JSON.stringify(from)}`);
+  return parts.join(to);
+}
+
 /**
- * Starts Caddy on ports of its own with `admin off`, its data in `dir`, proxying to `upstream` (host:port):
+ * The shipped `deploy/Caddyfile`, templated for a test: the service at `upstream` instead of 127.0.0.1:8080
+ * (both the ask and the proxy), and global options that keep Caddy to itself (`admin off`, its own ports and
+ * storage, its internal CA, no trust store changes), the site bound to 127.0.0.1. Everything else is the file
+ * as shipped, so that what is tested is what operators install.
+ */
+export function testCaddyfile(options: {
+  upstream: string;
+  httpPort: number;
+  port: number;
+  storage: string;
+}) {
+  // Its comments name the address too: only its directives are templated.
+  const shipped = `\n${readFileSync(SHIPPED_CADDYFILE, 'utf8').replace(/^#.*\n/gm, '')}`;
+  const proxied = replaceExactly(shipped, SHIPPED_UPSTREAM, options.upstream, 2);
+  const globals = replaceExactly(
+    proxied,
+    '\n{\n',
+    `
+{
+	admin off
+	auto_https disable_redirects
+	http_port ${options.httpPort}
+	https_port ${options.port}
+	storage file_system {
+		root ${options.storage}
+	}
+	local_certs
+	skip_install_trust
+`,
+    1,
+  );
+  return replaceExactly(globals, '\nhttps:// {\n', `\nhttps://:${options.port} {\n\tbind 127.0.0.1\n`, 1);
+}
+
+/**
+ * Starts Caddy with the shipped Caddyfile (`testCaddyfile`) on ports of its own with `admin off`, its data in
+ * `dir`, in front of the service at `upstream` (host:port), which it asks before it issues a certificate:
  * nothing here depends on, or collides with, a system Caddy service. Pass `port` to choose the HTTPS port.
  */
 export async function startCaddy(options: {
   dir: string;
-  askUrl: string;
   upstream: string;
   port?: number;
 }): Promise<TestCaddy> {
@@ -34,29 +83,12 @@ export async function startCaddy(options: {
   const httpPort = await freePort();
   for (const sub of ['home', 'data', 'config', 'storage'])
     mkdirSync(path.join(dir, sub), { recursive: true });
-  const caddyfile = `{
-	admin off
-	auto_https disable_redirects
-	http_port ${httpPort}
-	https_port ${port}
-	storage file_system {
-		root ${path.join(dir, 'storage')}
-	}
-	local_certs
-	skip_install_trust
-	on_demand_tls {
-		ask ${options.askUrl}
-	}
-}
-
-https://:${port} {
-	bind 127.0.0.1
-	tls {
-		on_demand
-	}
-	reverse_proxy ${options.upstream}
-}
-`;
+  const caddyfile = testCaddyfile({
+    upstream: options.upstream,
+    httpPort,
+    port,
+    storage: path.join(dir, 'storage'),
+  });
   const file = path.join(dir, 'Caddyfile');
   writeFileSync(file, caddyfile);
   const output: string[] = [];

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { spawnServer } from '../support/process.js';
+import { tempDir } from '../support/server.js';
+
+const run = promisify(execFile);
+const CHECKOUT = fileURLToPath(new URL('../../..', import.meta.url));
+const npmMissing = spawnSync('npm', ['--version'], { encoding: 'utf8' }).status !== 0;
+
+/** The version of a package installed under `root`/node_modules. */
+const versionOf = (root: string, name: string) =>
+  (
+    JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
+
+describe('npm pack, installed into a prefix, run from an empty directory', {
+  skip: npmMissing && 'npm is not installed',
+}, () => {
+  const { dir, remove } = tempDir('petstore-install-');
+  const prefix = path.join(dir, 'prefix');
+  const bin = path.join(prefix, 'node_modules', '.bin', 'petstore');
+  const empty = path.join(dir, 'empty');
+  const xdg = path.join(dir, 'xdg');
+  // Nothing of the test's own environment chooses the data directory or the database.
+  const env = {
+    HOME: path.join(dir, 'home'),
+    XDG_DATA_HOME: xdg,
+    STATE_DIRECTORY: '',
+    PETSTORE_DATA_DIR: '',
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    PETSTORE_CONFIG: '',
+  };
+  let files: string[] = [];
+
+  before(async () => {
+    for (const sub of ['home', 'empty']) mkdirSync(path.join(dir, sub));
+    // The tests run from the build, so dist is there: --ignore-scripts skips `prepare` building it again.
+    const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+      cwd: CHECKOUT,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const [manifest] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+    assert.ok(manifest !== undefined);
+    files = manifest.files.map((file) => file.path);
+    // Dependencies from npm's cache, which `npm ci` filled: no network, about 15 s. Install scripts are skipped
+    // because better-sqlite3's would compile SQLite for a minute; its addon is taken from the checkout instead,
+    // built for this very Node by `npm ci`, once the versions are checked to be the same.
+    await run(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        prefix,
+        '--offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        path.join(dir, manifest.filename),
+      ],
+      { cwd: empty, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+    );
+    for (const name of ['better-sqlite3', 'better-sqlite3-node20']) {
+      const built = path.join(CHECKOUT, 'node_modules', name, 'build');
+      if (!existsSync(built)) continue;
+      assert.equal(
+        versionOf(prefix, name),
+        versionOf(CHECKOUT, name),
+        `${name}: the same version as the checkout`,
+      );
+      cpSync(built, path.join(prefix, 'node_modules', name, 'build'), { recursive: true });
+    }
+  });
+  after(() => remove());
+
+  test('the tarball holds the build, the changelog and the contract, not the tests', () => {
+    for (const file of [
+      'dist/src/cli/main.js',
+      'dist/src/app/index.js',
+      'dist/src/client/index.js',
+      'CHANGELOG.md',
+      'package.json',
+    ])
+      assert.ok(files.includes(file), file);
+    assert.ok(
+      files.some((file) => file.startsWith('contract/')),
+      'the contract',
+    );
+    if (existsSync(path.join(CHECKOUT, 'dist', 'console'))) {
+      assert.ok(
+        files.some((file) => file.startsWith('dist/console/')),
+        'the console',
+      );
+    }
+    assert.deepEqual(
+      files.filter((file) => file.startsWith('dist/test/') || file.startsWith('src/')),
+      [],
+    );
+  });
+
+  test('makes a key, serves it, and keeps it across a restart, with its data under XDG_DATA_HOME', async () => {
+    const cli = (args: string[]) => run(bin, args, { cwd: empty, env: { ...process.env, ...env } });
+    assert.match((await cli(['--version'])).stdout, /^petstore \d+\.\d+\.\d+/);
+    const config = JSON.parse((await cli(['config', '--json'])).stdout) as {
+      settings: { name: string; value: string; origin?: string }[];
+    };
+    const dataDir = config.settings.find((setting) => setting.name === 'PETSTORE_DATA_DIR');
+    assert.deepEqual(
+      [dataDir?.value, dataDir?.origin],
+      [path.join(xdg, 'petstore'), 'XDG_DATA_HOME/petstore'],
+    );
+    await cli(['migrate']);
+    const created = JSON.parse((await cli(['keys', 'create', '--plan', 'free', '--json'])).stdout) as {
+      key: string;
+    };
+    for (const round of ['first start', 'after a restart']) {
+      const server = await spawnServer(
+        { ...env, PORT: '0' },
+        { cwd: empty, command: [bin, 'serve'], timeoutMs: 30_000 },
+      );
+      try {
+        const answer = await fetch(`${server.url}/v1/categories`, {
+          headers: { authorization: `Bearer ${created.key}` },
+        });
+        assert.equal(answer.status, 200, `${round}: ${server.output.join('\n')}`);
+      } finally {
+        server.child.kill('SIGTERM');
+        assert.deepEqual(await server.exited, { code: 0, signal: null }, round);
+      }
+    }
+    assert.ok(
+      readdirSync(path.join(xdg, 'petstore')).includes('petstore.db'),
+      'the database under XDG_DATA_HOME',
+    );
+    const inPrefix = spawnSync('find', [prefix, '-name', 'petstore.db*'], { encoding: 'utf8' }).stdout;
+    assert.equal(inPrefix, '', 'nothing of the data in the prefix');
+  });
+});
