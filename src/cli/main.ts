@@ -14,6 +14,7 @@ import { createStorage } from '../storage/index.js';
 import { ADMIN_TOKENS_USAGE, AUDIT_USAGE, adminTokensCommand, auditCommand } from './admin.js';
 import { UsageError, wantsHelp } from './args.js';
 import { CONFIG_USAGE, configCommand } from './config.js';
+import { COPY_USAGE, copyCommand } from './copy.js';
 import { DOMAINS_USAGE, domainsCommand } from './domains.js';
 import { KEYS_USAGE, keysCommand } from './keys.js';
 import { serve } from './serve.js';
@@ -48,6 +49,7 @@ Commands:
   audit        List the changes made to keys and admin tokens
   domains      Add, check, show and remove custom domains
   config       Print every setting in effect and where it comes from
+  copy         Copy a database into an empty one, SQLite or PostgreSQL
   help         Show this message, or a command's: petstore help keys
   --version    Print the version
 
@@ -61,6 +63,7 @@ const COMMAND_USAGE: Record<string, string> = {
   'admin-tokens': ADMIN_TOKENS_USAGE,
   audit: AUDIT_USAGE,
   config: CONFIG_USAGE,
+  copy: COPY_USAGE,
   domains: DOMAINS_USAGE,
 };
 
@@ -99,6 +102,13 @@ async function main(argv: string[]): Promise<number> {
       return domainsCommand(rest, loadConfig(), process.stdout);
     case 'config':
       return configCommand(rest, process.stdout);
+    case 'copy':
+      return copyCommand(
+        rest,
+        (url) => loadConfig({ DATABASE_URL: url }).storage,
+        process.stdout,
+        process.stderr,
+      );
     case 'migrate': {
       if (rest.length > 0) throw new UsageError(`migrate takes no arguments: ${rest.join(' ')}`, 'migrate');
       const storage = await createStorage(loadConfig().storage, { createDatabase: true });
