@@ -260,8 +260,10 @@ async function postgresEnd(url: string): Promise<End> {
         `to_char(${quote(column.name)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
       : `${quote(column.name)}::text`;
   // Byte order, as SQLite compares text: the database's collation could order keys otherwise.
-  const key = (column: string, type: Column['type']) =>
-    type === 'text' ? `${quote(column)} COLLATE "C"` : quote(column);
+  // Qualified with the table: a bare name in ORDER BY would name the output column, which is the value cast
+  // to text, and order ids as text (10 before 9).
+  const key = (table: string, column: string, type: Column['type']) =>
+    `${quote(table)}.${quote(column)}${type === 'text' ? ' COLLATE "C"' : ''}`;
   return {
     where: printableUrl(url),
     async schemaVersion() {
@@ -307,7 +309,7 @@ async function postgresEnd(url: string): Promise<End> {
     },
     async page(table, names, after, limit) {
       const keyColumns = await Promise.all(
-        table.key.map(async (name) => key(name, (await typed(table.name, name)).type)),
+        table.key.map(async (name) => key(table.name, name, (await typed(table.name, name)).type)),
       );
       const selected = await Promise.all(names.map(async (name) => select(await typed(table.name, name))));
       const sql =
