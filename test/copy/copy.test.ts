@@ -5,7 +5,7 @@ import pg from 'pg';
 import { copyDatabase } from '../../src/storage/index.js';
 import { createTestDatabase, createTestRedisPrefix, REDIS_URL } from '../support/backends.js';
 import { runCli } from '../support/process.js';
-import { type JsonResponse, startTestServer, type TestServer, tempDir } from '../support/server.js';
+import { type JsonResponse, request, startTestServer, type TestServer, tempDir } from '../support/server.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 
 /** Every data table of the schema, for "the target is empty". */
@@ -74,6 +74,7 @@ describe('petstore copy', () => {
   const keys: { id: string; key: string }[] = [];
   let admin = '';
   let rotated = { old: '', successor: '' };
+  let sessionCookie = '';
   let highestCategory = 0;
   let idempotentBody = '';
   let postgres: { url: string; drop: () => Promise<void> };
@@ -110,6 +111,9 @@ describe('petstore copy', () => {
       assert.equal(rotation.status, 201, rotation.text);
       rotated = { old: toRotate.key, successor: (rotation.body as { key: string }).key };
       keys.push({ id: (rotation.body as { id: string }).id, key: rotated.successor });
+      const session = await source.admin(admin, '/sessions', { method: 'POST' });
+      assert.equal(session.status, 201, session.text);
+      sessionCookie = (session.headers.get('set-cookie') ?? '').split(';')[0] as string;
       const domain = await source.admin(admin, '/domains', {
         method: 'POST',
         json: { name: 'api.example.test' },
@@ -179,7 +183,18 @@ describe('petstore copy', () => {
       if (DATA_TABLES.includes(table.table)) assert.equal(counts[table.table], table.rows, table.table);
       assert.match(table.checksum, /^[0-9a-f]{64}$/);
     }
-    for (const table of ['categories', 'pets', 'orders', 'key_usage', 'key_usage_hourly', 'audit_events']) {
+    for (const table of [
+      'categories',
+      'pets',
+      'orders',
+      'admin_sessions',
+      'domains',
+      'idempotency_records',
+      'key_usage',
+      'key_usage_hourly',
+      'key_deprecated_calls',
+      'audit_events',
+    ]) {
       assert.ok((counts[table] ?? 0) > 0, `${table} has rows to copy`);
     }
     assert.deepEqual(
@@ -239,6 +254,10 @@ describe('petstore copy', () => {
         const tokens = await server.admin(admin, '/keys');
         assert.equal(tokens.status, 200, 'the old admin token works');
       }
+      const signedIn = await request(`${(servers[1] as TestServer).url}/admin/v1/keys`, {
+        headers: { cookie: sessionCookie },
+      });
+      assert.equal(signedIn.status, 200, 'a console session keeps working');
       const domains = await (servers[0] as TestServer).admin(admin, '/domains');
       assert.match(domains.text, /api\.example\.test/);
       const audit = await (servers[0] as TestServer).admin(admin, '/audit');
