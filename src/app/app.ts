@@ -18,17 +18,19 @@ import {
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
 import type { Clock } from '../clock/index.js';
 import { type Config, packageFile } from '../config/index.js';
+import { CONSOLE_PATH, registerConsole } from '../console/index.js';
 import {
   ADMIN_API,
   ADMIN_PREFIX,
   type AdminOperationId,
   API_PREFIX,
+  API_VERSION,
   buildAdminDocument,
   buildOpenApiDocument,
   V1_API,
 } from '../contract/index.js';
 import { registerCors } from '../cors/index.js';
-import { registerDocs } from '../docs/index.js';
+import { registerDocs, withCodeSamples } from '../docs/index.js';
 import { type Domains, registerDomains } from '../domains/index.js';
 import { HEALTH_PATHS, type ReadinessCheck, registerHealth } from '../health/index.js';
 import {
@@ -314,7 +316,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerDomains(app, {
     registry: deps.domains.registry,
     ownHosts: deps.domains.ownHosts,
-    operatorPaths: [ADMIN_PREFIX, ...HEALTH_PATHS],
+    operatorPaths: [ADMIN_PREFIX, CONSOLE_PATH, ...HEALTH_PATHS],
   });
   // Stored idempotent answers expire after 24 h; purging keeps the table bounded.
   const stopPurging = startPurging({ idempotency: storage.idempotency, clock, logger });
@@ -355,27 +357,35 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers, sessions });
 
   const json = (document: unknown) => Buffer.from(JSON.stringify(document));
-  registerDocs(app, [
-    {
-      title: 'Pet Store API reference',
-      page: '/docs',
-      spec: DOCUMENT_PATHS[0],
-      document: json(
-        buildOpenApiDocument({
-          servers: config.publicUrls,
-          rateLimit: config.rateLimit,
-          deprecation: config.deprecation,
-          changelog: packageFile('CHANGELOG.md'),
-        }),
-      ),
-    },
-    {
-      title: 'Pet Store admin API reference',
-      page: '/docs/admin',
-      spec: DOCUMENT_PATHS[1],
-      document: json(buildAdminDocument({ rateLimit: config.rateLimit.admin })),
-    },
-  ]);
+  registerDocs(
+    app,
+    [
+      {
+        title: 'Pet Store API reference',
+        page: '/docs',
+        spec: DOCUMENT_PATHS[0],
+        document: json(
+          withCodeSamples(
+            buildOpenApiDocument({
+              servers: config.publicUrls,
+              rateLimit: config.rateLimit,
+              deprecation: config.deprecation,
+              changelog: packageFile('CHANGELOG.md'),
+            }),
+          ),
+        ),
+        tryIt: true,
+      },
+      {
+        title: 'Pet Store admin API reference',
+        page: '/docs/admin',
+        spec: DOCUMENT_PATHS[1],
+        document: json(buildAdminDocument({ rateLimit: config.rateLimit.admin })),
+      },
+    ],
+    packageFile,
+  );
+  registerConsole(app, { version: API_VERSION });
   registerHealth(app, { checks: readinessChecks(deps), metrics });
   return app;
 }

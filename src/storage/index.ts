@@ -3,6 +3,15 @@ import { createSqliteStorage } from './sqlite/storage.js';
 import type { OpenOptions, Storage, StorageConfig } from './types.js';
 
 export { CopyError, type CopyProgress, type CopyReport, copyDatabase } from './copy.js';
+export {
+  checkServable,
+  compareReleases,
+  OLDEST_RELEASE_SERVING,
+  SCHEMA_VERSION,
+  type SchemaState,
+  SchemaTooNewError,
+} from './schema.js';
+export { BackupError, backupSqlite, restoreSqlite, type SqliteCopyReport } from './sqlite/backup.js';
 export { Sqlite } from './sqlite/driver.js';
 export {
   type CategoryRepository,

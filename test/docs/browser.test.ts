@@ -1,57 +1,13 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, CHROMIUM, launchBrowser, MISSING_BROWSER, shownText, watch } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-/** Debian's chromium; CI installs it (`.ci/run`), so a missing browser is a failure, never a skip. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-/** The repository's `test-artifacts/`, from `dist/test/docs/`. */
-const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
 /** Redoc's element ids for an operation and for a security scheme. */
 const operation = (tag: string, operationId: string) => `[id="tag/${tag}/operation/${operationId}"]`;
 const BEARER_AUTH = '[id="section/Authentication/bearerAuth"]';
-
-/** The text of the element a selector finds, as the reader sees it (hidden parts left out). */
-function shownText(page: Page, selector: string): Promise<string> {
-  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text is what these tests assert.
-  return page.locator(selector).innerText();
-}
-
-/**
- * Watches a page for anything that went wrong: console errors, uncaught exceptions, failed requests, answers
- * of 400 and above, and requests to any origin but the server's, which are blocked: the page must work in a
- * browser that can reach nothing else.
- */
-async function watch(page: Page, origin: string, failures: string[]): Promise<void> {
-  await page.route('**/*', async (route) => {
-    const url = route.request().url();
-    if (new URL(url).origin === origin) return route.continue();
-    failures.push(`request outside ${origin}: ${url}`);
-    return route.abort('blockedbyclient');
-  });
-  page.on('console', (message) => {
-    if (message.type() === 'error') failures.push(`console error: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
-  page.on('requestfailed', (request) =>
-    failures.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? 'unknown'})`),
-  );
-  page.on('response', (response) => {
-    if (response.status() >= 400) failures.push(`answer ${response.status()}: ${response.url()}`);
-  });
-}
 
 /** Opens the reference page and waits until Redoc has rendered it, or has said why it could not. */
 async function openDocs(page: Page, url: string): Promise<void> {
@@ -60,8 +16,6 @@ async function openDocs(page: Page, url: string): Promise<void> {
   await root.waitFor({ timeout: 30_000 });
   assert.equal(await root.getAttribute('data-error'), null, 'Redoc could not render the document');
 }
-
-const MISSING_BROWSER = `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`;
 
 // A test of its own, so the reason is reported as a failure (the suite's tests are only cancelled).
 test('Debian chromium is installed', () => {
@@ -75,9 +29,8 @@ describe('the reference page in a real browser', () => {
   const failures: string[] = [];
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), MISSING_BROWSER);
     server = await startTestServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
     page = await browser.newPage();
     await watch(page, new URL(server.url).origin, failures);
     await openDocs(page, `${server.url}/docs`);
@@ -107,7 +60,8 @@ describe('the reference page in a real browser', () => {
     const scripts = [...(await html.text()).matchAll(/<script src="([^"]+)"><\/script>/g)].map(
       (match) => match[1] ?? '',
     );
-    assert.equal(scripts.length, 2);
+    // Redoc, the script that starts it, and the try-it panel.
+    assert.equal(scripts.length, 3);
     for (const script of scripts) {
       const response = await fetch(`${server.url}${script}`);
       assert.equal(response.status, 200, script);

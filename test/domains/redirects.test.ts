@@ -85,12 +85,15 @@ describe('custom domains: Host rules', () => {
     }
   });
 
-  test('the API and health checks answer by any name (fleets call instances by address)', async () => {
+  test('the API, health checks and the console answer by any name (fleets call instances by address)', async () => {
     const api = await getWithHost(server.url, 'unknown.example.test', '/v1/categories', {
       authorization: `Bearer ${server.key}`,
     });
     assert.equal(api.status, 200);
     assert.equal((await getWithHost(server.url, '10.1.2.3:8080', '/healthz')).status, 200);
+    // The console is the operator's: a redirecting domain never sends it away, whatever the name.
+    for (const host of ['old.example.test', 'unknown.example.test'])
+      assert.equal((await getWithHost(server.url, host, '/console/keys')).status, 200, host);
   });
 
   test("the service's own addresses are served, with or without a port", async () => {

@@ -1,0 +1,130 @@
+import { useEffect, useRef } from 'preact/hooks';
+import { api } from './api.js';
+import { notice } from './notice.js';
+import { AuditPage } from './pages/audit-page.js';
+import { DomainList } from './pages/domain-list.js';
+import { DomainPage } from './pages/domain-page.js';
+import { KeyList } from './pages/key-list.js';
+import { KeyPage } from './pages/key-page.js';
+import { NotFound } from './pages/not-found.js';
+import { SignIn } from './pages/sign-in.js';
+import { UsagePage } from './pages/usage-page.js';
+import { BASE, href, location, navigate, type Route, routeOf } from './router.js';
+import { session } from './session.js';
+
+const SECTIONS = [
+  { label: 'Domains', path: href('domains'), pages: ['domains', 'domain'] },
+  { label: 'API keys', path: href('keys'), pages: ['keys', 'key'] },
+  { label: 'Usage', path: href('usage'), pages: ['usage'] },
+  { label: 'Audit', path: href('audit'), pages: ['audit'] },
+] as const;
+
+/** The service's version, which the server writes on the page (`<html data-version>`). */
+const VERSION = document.documentElement.dataset.version ?? 'unknown';
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'domains':
+      return <DomainList />;
+    case 'domain':
+      return <DomainPage name={route.name} />;
+    case 'keys':
+      return <KeyList />;
+    case 'key':
+      return <KeyPage id={route.id} />;
+    case 'usage':
+      return <UsagePage />;
+    case 'audit':
+      return <AuditPage />;
+    case 'not-found':
+      return <NotFound />;
+  }
+}
+
+async function signOut() {
+  try {
+    await api.signOut();
+  } finally {
+    session.value = null;
+  }
+}
+
+/** The signed-in console: header with the sections and Sign out, the page, and the version in the footer. */
+function Shell() {
+  const { pathname } = location.value;
+  const route = routeOf(pathname);
+  const shown = notice.value?.pathname === pathname ? notice.value.text : null;
+
+  useEffect(() => {
+    // `/console` itself is the domains page, under its own address so the nav marks it.
+    if (pathname === BASE || pathname === `${BASE}/`) navigate(href('domains'), { replace: true });
+  }, [pathname]);
+
+  const first = useRef(true);
+  useEffect(() => {
+    if (notice.value && notice.value.pathname !== pathname) notice.value = null;
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    // A new page is announced by moving focus to its heading (or, while it loads, to the main region), as a
+    // page load would start reading at the top.
+    document.querySelector<HTMLElement>('main h1')?.focus() ?? document.getElementById('main')?.focus();
+    window.scrollTo(0, 0);
+  }, [pathname]);
+
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="header">
+        <a class="brand" href={href('domains')}>
+          Pet Store <span>console</span>
+        </a>
+        <nav aria-label="Sections">
+          <ul>
+            {SECTIONS.map((section) => (
+              <li key={section.path}>
+                <a
+                  href={section.path}
+                  aria-current={
+                    (section.pages as readonly string[]).includes(route.page) ? 'page' : undefined
+                  }
+                >
+                  {section.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <button type="button" class="sign-out" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" class="main" tabIndex={-1}>
+        {shown && (
+          <p class="notice" role="status">
+            {shown}
+          </p>
+        )}
+        <Page route={route} />
+      </main>
+      <footer class="footer">
+        <span>Pet Store API {VERSION}</span>
+        {session.value && <span>Signed in with the admin token {session.value.tokenName}</span>}
+      </footer>
+    </>
+  );
+}
+
+/** The console: the sign-in page until the server says a session exists, then the page the URL names. */
+export function App() {
+  if (session.value === undefined)
+    return (
+      <p class="muted boot" role="status">
+        Loading…
+      </p>
+    );
+  return session.value === null ? <SignIn /> : <Shell />;
+}

@@ -1,0 +1,17 @@
+/** Shown while a page's data is on its way. */
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="muted" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** Why a page's data could not be shown. */
+export function LoadError({ error }: { error: Error }) {
+  return (
+    <p class="error" role="alert">
+      {error.message}
+    </p>
+  );
+}

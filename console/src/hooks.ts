@@ -1,0 +1,60 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: Error | undefined;
+  /** Asks again now; resolves when the answer is shown. */
+  reload: () => Promise<void>;
+}
+
+/**
+ * Data the server owns, fetched when `deps` change and, with `everyMs`, again on that period while the page
+ * is visible: a domain's state changes under a background check, and the page shows it without a reload.
+ * A hidden tab asks nothing, and asks at once when it is shown again.
+ */
+export function useServerData<T>(load: () => Promise<T>, deps: unknown[], everyMs?: number): Loaded<T> {
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<Error>();
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  // Answers of an older `deps` that arrive late must not replace the current page's.
+  const generation = useRef(0);
+
+  const reload = useCallback(async () => {
+    const mine = generation.current;
+    try {
+      const value = await loadRef.current();
+      if (mine !== generation.current) return;
+      setData(value);
+      setError(undefined);
+    } catch (failure) {
+      if (mine === generation.current) setError(failure as Error);
+    }
+  }, deps);
+
+  useEffect(() => {
+    generation.current += 1;
+    setData(undefined);
+    setError(undefined);
+    void reload();
+    if (everyMs === undefined) return undefined;
+    const tick = () => {
+      if (document.visibilityState === 'visible') void reload();
+    };
+    const timer = setInterval(tick, everyMs);
+    document.addEventListener('visibilitychange', tick);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', tick);
+    };
+  }, [reload, everyMs]);
+
+  return { data, error, reload };
+}
+
+/** Sets the window's title for the page shown. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · Pet Store console`;
+  }, [title]);
+}

@@ -1,0 +1,91 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { AddDomainForm } from '../components/add-domain-form.js';
+import { Badge, DomainStateBadge } from '../components/badge.js';
+import { Menu } from '../components/menu.js';
+import { RemoveDomain, removalMessage } from '../components/remove-domain.js';
+import { LoadError, Loading } from '../components/status.js';
+import { formatTime } from '../format.js';
+import { useServerData, useTitle } from '../hooks.js';
+import { notice } from '../notice.js';
+import { href, location, navigate } from '../router.js';
+import type { Domain } from '../types.js';
+
+/** How often states are asked again while the page is visible: checks run in the background. */
+export const POLL_MS = 5000;
+
+/** `docs.example.com → www.example.com (301)`. */
+export const redirectText = (domain: Domain) =>
+  domain.redirect ? `${domain.name} → ${domain.redirect.to} (${domain.redirect.status})` : '';
+
+/** Project settings → Domains: every custom domain with its state, and Add domain. */
+export function DomainList() {
+  useTitle('Domains');
+  const domains = useServerData(api.listDomains, [], POLL_MS);
+  const [removing, setRemoving] = useState<string | null>(null);
+
+  return (
+    <>
+      <p class="breadcrumb">Project settings</p>
+      <h1 tabIndex={-1}>Domains</h1>
+      <p class="muted">
+        Serve the published reference on your own domain. Add it here, add its DNS records at your DNS
+        provider, then verify.
+      </p>
+      <AddDomainForm onAdded={(domain) => navigate(href('domains', domain.name))} />
+      <h2>Your domains</h2>
+      {domains.error && <LoadError error={domains.error} />}
+      {!domains.data && !domains.error && <Loading what="domains" />}
+      {domains.data?.length === 0 && <p class="muted">No custom domains yet.</p>}
+      {domains.data && domains.data.length > 0 && (
+        <div class="table-scroll">
+          <table>
+            <caption class="visually-hidden">Custom domains</caption>
+            <thead>
+              <tr>
+                <th scope="col">Domain</th>
+                <th scope="col">State</th>
+                <th scope="col">Redirect</th>
+                <th scope="col">Last check</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {domains.data.map((domain) => (
+                <tr key={domain.name}>
+                  <th scope="row">
+                    <a href={href('domains', domain.name)}>{domain.name}</a>
+                    {domain.primary && <Badge tone="info">Primary</Badge>}
+                  </th>
+                  <td>
+                    <DomainStateBadge state={domain.state} />
+                  </td>
+                  <td>{redirectText(domain) || <span class="muted">—</span>}</td>
+                  <td class="nowrap">{formatTime(domain.checkedAt, 'Not yet')}</td>
+                  <td>
+                    <Menu
+                      label={`Actions for ${domain.name}`}
+                      items={[{ label: 'Remove', danger: true, onSelect: () => setRemoving(domain.name) }]}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {removing && (
+        <RemoveDomain
+          name={removing}
+          onRemoved={(removal) => {
+            notice.value = { text: removalMessage(removal), pathname: location.value.pathname };
+            void domains.reload();
+          }}
+          onClose={() => setRemoving(null)}
+        />
+      )}
+    </>
+  );
+}

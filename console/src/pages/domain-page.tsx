@@ -1,0 +1,182 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { Badge, DomainStateBadge } from '../components/badge.js';
+import { CopyButton } from '../components/copy-button.js';
+import { Menu } from '../components/menu.js';
+import { RemoveDomain, removalMessage } from '../components/remove-domain.js';
+import { LoadError, Loading } from '../components/status.js';
+import { formatTime } from '../format.js';
+import { useServerData, useTitle } from '../hooks.js';
+import { notice } from '../notice.js';
+import { href, navigate } from '../router.js';
+import type { Domain } from '../types.js';
+import { POLL_MS, redirectText } from './domain-list.js';
+import { NotFound } from './not-found.js';
+
+/** The TTL the specification asks for on every record (an hour: short enough to fix a mistake the same day). */
+const TTL = 3600;
+
+function DnsRecords({ domain }: { domain: Domain }) {
+  const apex = domain.name.split('.').length === 2;
+  return (
+    <section aria-labelledby="dns-heading">
+      <h2 id="dns-heading">DNS records</h2>
+      <p class="muted">
+        Add these records at your DNS provider.
+        {apex &&
+          ' At an apex, add the CNAME as an ALIAS or ANAME record, which your provider resolves for you.'}
+      </p>
+      <div class="table-scroll">
+        <table>
+          <caption class="visually-hidden">DNS records to add</caption>
+          <thead>
+            <tr>
+              <th scope="col">Type</th>
+              <th scope="col">Name</th>
+              <th scope="col">Value</th>
+              <th scope="col">TTL</th>
+              <th scope="col">Purpose</th>
+            </tr>
+          </thead>
+          <tbody>
+            {domain.dns.map((record) => (
+              <tr key={`${record.type} ${record.name}`}>
+                <td>{apex && record.type === 'CNAME' ? 'ALIAS or ANAME' : record.type}</td>
+                <td>
+                  <code class="break">{record.name}</code>{' '}
+                  <CopyButton value={record.name} what={`the ${record.type} name`} />
+                </td>
+                <td>
+                  <code class="break">{record.value}</code>{' '}
+                  <CopyButton value={record.value} what={`the ${record.type} value`} />
+                </td>
+                <td>{TTL}</td>
+                <td>
+                  {record.type === 'TXT' ? 'Proves you own the domain' : 'Points the domain here'}
+                  {record.required ? '' : ' (optional)'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+/** The outcome of the last check, in words: why the domain is in its state, and what to change. */
+function CheckResult({ domain }: { domain: Domain }) {
+  return (
+    <div class="check" role="status">
+      <p>
+        <strong>Status:</strong> {domain.reason}
+      </p>
+      {domain.fix && (
+        <p>
+          <strong>How to fix:</strong> {domain.fix}
+        </p>
+      )}
+      <p class="muted">
+        Last checked {formatTime(domain.checkedAt, 'never')}; next check {formatTime(domain.nextCheckAt)}.
+      </p>
+    </div>
+  );
+}
+
+/** One domain: its state, the records to add, Verify, its certificate, and Remove. */
+export function DomainPage({ name }: { name: string }) {
+  useTitle(name);
+  const domain = useServerData(() => api.getDomain(name), [name], POLL_MS);
+  const [checking, setChecking] = useState(false);
+  const [checkError, setCheckError] = useState<string | null>(null);
+  const [removing, setRemoving] = useState(false);
+
+  if (domain.error && 'status' in domain.error && domain.error.status === 404)
+    return <NotFound what={`The domain ${name}`} />;
+  if (domain.error) return <LoadError error={domain.error} />;
+  if (!domain.data) return <Loading what={name} />;
+  const current = domain.data;
+
+  const verify = async () => {
+    setChecking(true);
+    setCheckError(null);
+    try {
+      await api.verifyDomain(name);
+      await domain.reload();
+    } catch (failure) {
+      setCheckError((failure as Error).message);
+    } finally {
+      setChecking(false);
+    }
+  };
+
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href={href('domains')}>Domains</a>
+      </p>
+      <div class="title-row">
+        <h1 tabIndex={-1} class="break">
+          {current.name}
+        </h1>
+        <DomainStateBadge state={current.state} />
+        {current.primary && <Badge tone="info">Primary</Badge>}
+        <Menu
+          label={`Actions for ${current.name}`}
+          items={[{ label: 'Remove', danger: true, onSelect: () => setRemoving(true) }]}
+        />
+      </div>
+      {current.redirect && <p>Redirects: {redirectText(current)}</p>}
+      {current.source === 'file' && (
+        <p class="muted">Declared in the config file: change or remove it there.</p>
+      )}
+
+      <section class="panel" aria-labelledby="check-heading">
+        <h2 id="check-heading">Verification</h2>
+        <CheckResult domain={current} />
+        <button
+          type="button"
+          class="button-primary"
+          onClick={verify}
+          disabled={checking}
+          aria-busy={checking}
+        >
+          {checking ? 'Checking…' : current.lastCheck === null ? 'Verify' : 'Re-verify'}
+        </button>
+        {checkError && (
+          <p class="error" role="alert">
+            {checkError}
+          </p>
+        )}
+      </section>
+
+      <DnsRecords domain={current} />
+
+      <section aria-labelledby="certificate-heading">
+        <h2 id="certificate-heading">Certificate</h2>
+        {current.certificate ? (
+          <dl class="facts">
+            <dt>Issuer</dt>
+            <dd>{current.certificate.issuer}</dd>
+            <dt>Expires</dt>
+            <dd>{formatTime(current.certificate.expiresAt)}</dd>
+          </dl>
+        ) : (
+          <p class="muted">None yet: a certificate is issued once the domain is verified.</p>
+        )}
+      </section>
+
+      {removing && (
+        <RemoveDomain
+          name={current.name}
+          onRemoved={(removal) => {
+            const to = href('domains');
+            notice.value = { text: removalMessage(removal), pathname: to };
+            navigate(to);
+          }}
+          onClose={() => setRemoving(false)}
+        />
+      )}
+    </>
+  );
+}

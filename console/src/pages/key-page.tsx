@@ -1,0 +1,224 @@
+import { useState } from 'preact/hooks';
+import { ApiError, api } from '../api.js';
+import { AuditTable } from '../components/audit-table.js';
+import { Badge, KeyStateBadge } from '../components/badge.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { type KeyFields, KeyForm } from '../components/key-form.js';
+import { NewKey } from '../components/new-key.js';
+import { RotateKeyForm } from '../components/rotate-key-form.js';
+import { LoadError, Loading } from '../components/status.js';
+import { UsageCharts } from '../components/usage-charts.js';
+import { formatNumber, formatTime } from '../format.js';
+import { useServerData, useTitle } from '../hooks.js';
+import { href } from '../router.js';
+import type { ApiKey, ApiKeyChange } from '../types.js';
+import { NotFound } from './not-found.js';
+
+/** The fields that differ from the key as it is: a rotated key refuses a plan or limits even if unchanged. */
+function changeOf(key: ApiKey, fields: KeyFields): ApiKeyChange {
+  const change: ApiKeyChange = {};
+  if (fields.name.trim() !== key.name && fields.name.trim() !== '') change.name = fields.name.trim();
+  if (fields.plan !== key.plan) change.plan = fields.plan;
+  if (fields.plan === 'enterprise' && fields.perMinute !== null && fields.perDay !== null) {
+    if (fields.perMinute !== key.limits?.perMinute) change.perMinute = fields.perMinute;
+    if (fields.perDay !== key.limits?.perDay) change.perDay = fields.perDay;
+  }
+  if (fields.scopes.join() !== key.scopes.join()) change.scopes = fields.scopes;
+  if (fields.expiresAt !== key.expiresAt) change.expiresAt = fields.expiresAt;
+  return change;
+}
+
+const fieldsOf = (key: ApiKey): KeyFields => ({
+  name: key.name,
+  plan: key.plan,
+  scopes: key.scopes,
+  expiresAt: key.expiresAt,
+  perMinute: key.limits?.perMinute ?? null,
+  perDay: key.limits?.perDay ?? null,
+});
+
+function KeyFacts({ apiKey }: { apiKey: ApiKey }) {
+  return (
+    <dl class="facts">
+      <dt>ID</dt>
+      <dd>
+        <code>{apiKey.id}</code>
+      </dd>
+      <dt>Starts with</dt>
+      <dd>
+        <code>{apiKey.prefix}</code>
+      </dd>
+      <dt>Plan</dt>
+      <dd>{apiKey.plan}</dd>
+      <dt>Limits</dt>
+      <dd>
+        {formatNumber(apiKey.effectiveLimits.perMinute)} a minute,{' '}
+        {formatNumber(apiKey.effectiveLimits.perDay)} a day
+      </dd>
+      <dt>Scopes</dt>
+      <dd>{apiKey.scopes.join(', ')}</dd>
+      <dt>Environment</dt>
+      <dd>{apiKey.env}</dd>
+      <dt>Created</dt>
+      <dd>{formatTime(apiKey.createdAt)}</dd>
+      <dt>Expires</dt>
+      <dd>{formatTime(apiKey.expiresAt, 'Never')}</dd>
+      <dt>Last used</dt>
+      <dd>{formatTime(apiKey.lastUsedAt, 'Never')}</dd>
+      {apiKey.revokedAt && (
+        <>
+          <dt>Revoked</dt>
+          <dd>{formatTime(apiKey.revokedAt)}</dd>
+        </>
+      )}
+      {apiKey.bannedUntil && (
+        <>
+          <dt>Banned until</dt>
+          <dd>{formatTime(apiKey.bannedUntil)}</dd>
+        </>
+      )}
+      {apiKey.replacedBy && (
+        <>
+          <dt>Replaced by</dt>
+          <dd>
+            <a href={href('keys', apiKey.replacedBy)}>{apiKey.replacedBy}</a>
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+/** One key: its details, edit, Rotate, Revoke, Unban, its usage charts and its audit history. */
+export function KeyPage({ id }: { id: string }) {
+  const key = useServerData(() => api.getKey(id), [id]);
+  const history = useServerData(() => api.audit({ target: id, limit: 50 }), [id]);
+  const [mode, setMode] = useState<'view' | 'edit' | 'rotate' | 'revoke'>('view');
+  const [rotated, setRotated] = useState<{ id: string; key: string } | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  useTitle(key.data?.name ?? id);
+
+  if (key.error instanceof ApiError && (key.error.status === 404 || key.error.status === 400))
+    return <NotFound what={`The key ${id}`} />;
+  if (key.error) return <LoadError error={key.error} />;
+  if (!key.data) return <Loading what="the key" />;
+  const apiKey = key.data;
+  const changed = async () => {
+    setMode('view');
+    await Promise.all([key.reload(), history.reload()]);
+  };
+  const unban = async () => {
+    setActionError(null);
+    try {
+      await api.unbanKey(apiKey.id);
+      await changed();
+    } catch (failure) {
+      setActionError((failure as Error).message);
+    }
+  };
+  const usable = apiKey.state !== 'revoked';
+
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href={href('keys')}>API keys</a>
+      </p>
+      <div class="title-row">
+        <h1 tabIndex={-1} class="break">
+          {apiKey.name}
+        </h1>
+        <KeyStateBadge state={apiKey.state} />
+        {apiKey.bannedUntil && <Badge tone="bad">Banned</Badge>}
+      </div>
+      {rotated && (
+        <NewKey heading="The new key" secret={rotated.key} onDone={() => setRotated(null)}>
+          <a href={href('keys', rotated.id)}>Open the new key’s page</a>
+        </NewKey>
+      )}
+      {mode === 'view' && (
+        <div class="actions">
+          {usable && (
+            <button type="button" onClick={() => setMode('edit')}>
+              Edit
+            </button>
+          )}
+          {usable && !apiKey.replacedBy && (
+            <button type="button" onClick={() => setMode('rotate')}>
+              Rotate
+            </button>
+          )}
+          {apiKey.state === 'banned' && (
+            <button type="button" onClick={unban}>
+              Unban
+            </button>
+          )}
+          {usable && (
+            <button type="button" class="button-danger" onClick={() => setMode('revoke')}>
+              Revoke
+            </button>
+          )}
+        </div>
+      )}
+      {actionError && (
+        <p class="error" role="alert">
+          {actionError}
+        </p>
+      )}
+      {mode === 'edit' && (
+        <section class="panel" aria-labelledby="edit-heading">
+          <h2 id="edit-heading">Edit the key</h2>
+          <KeyForm
+            initial={fieldsOf(apiKey)}
+            submitLabel="Save"
+            onSubmit={async (fields) => {
+              const change = changeOf(apiKey, fields);
+              if (Object.keys(change).length > 0) await api.updateKey(apiKey.id, change);
+              await changed();
+            }}
+            onCancel={() => setMode('view')}
+          />
+        </section>
+      )}
+      {mode === 'rotate' && (
+        <RotateKeyForm
+          onRotate={async (seconds) => {
+            const made = await api.rotateKey(apiKey.id, seconds);
+            setRotated({ id: made.id, key: made.key });
+            await changed();
+          }}
+          onCancel={() => setMode('view')}
+        />
+      )}
+      {mode === 'revoke' && (
+        <ConfirmDialog
+          title={`Revoke ${apiKey.name}?`}
+          confirmLabel="Revoke key"
+          onConfirm={async () => {
+            await api.revokeKey(apiKey.id);
+            await changed();
+          }}
+          onClose={() => setMode('view')}
+        >
+          <p>
+            Every request with this key is refused within 5 seconds, on every instance. A revoked key cannot
+            be used again.
+          </p>
+        </ConfirmDialog>
+      )}
+
+      <section aria-labelledby="details-heading">
+        <h2 id="details-heading">Details</h2>
+        <KeyFacts apiKey={apiKey} />
+      </section>
+      <section aria-labelledby="usage-heading">
+        <h2 id="usage-heading">Usage</h2>
+        <UsageCharts keyId={apiKey.id} />
+      </section>
+      <section aria-labelledby="history-heading">
+        <h2 id="history-heading">History</h2>
+        {history.error && <LoadError error={history.error} />}
+        {history.data && <AuditTable events={history.data} caption={`Audit events of ${apiKey.id}`} />}
+      </section>
+    </>
+  );
+}

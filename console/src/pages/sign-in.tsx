@@ -1,0 +1,64 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { useTitle } from '../hooks.js';
+import { session, signInMessage } from '../session.js';
+
+/**
+ * Trades an admin token for a session. The token goes to the server once, in a header, and is dropped: the
+ * field is cleared and nothing keeps it, so it never reaches storage, a URL or the history.
+ */
+export function SignIn() {
+  useTitle('Sign in');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const submit = async (event: SubmitEvent) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const field = form.elements.namedItem('token') as HTMLInputElement;
+    const token = field.value.trim();
+    field.value = '';
+    if (token === '') {
+      setError('Enter an admin token.');
+      field.focus();
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      session.value = await api.signIn(token);
+      signInMessage.value = null;
+    } catch (failure) {
+      setError((failure as Error).message);
+      setBusy(false);
+      field.focus();
+    }
+  };
+
+  return (
+    <main class="sign-in" id="main">
+      <form class="panel" onSubmit={submit} aria-labelledby="sign-in-heading" noValidate>
+        <h1 id="sign-in-heading">Pet Store console</h1>
+        {signInMessage.value && (
+          <p class="notice" role="status">
+            {signInMessage.value}
+          </p>
+        )}
+        <p class="muted">
+          Sign in with an admin token (<code>petstore admin-tokens create</code>). The console keeps a session
+          cookie, never the token.
+        </p>
+        <label for="token">Admin token</label>
+        <input id="token" name="token" type="password" autocomplete="off" spellcheck={false} required />
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" class="button-primary" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}

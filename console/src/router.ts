@@ -1,0 +1,73 @@
+import { signal } from '@preact/signals';
+
+/** Where the console is served; every page's URL is below it, and the server answers each with the app. */
+export const BASE = '/console';
+
+/** The page the URL names. */
+export type Route =
+  | { page: 'domains' }
+  | { page: 'domain'; name: string }
+  | { page: 'keys' }
+  | { page: 'key'; id: string }
+  | { page: 'usage' }
+  | { page: 'audit' }
+  | { page: 'not-found' };
+
+/** The browser's location, as the console reads it: changed by `navigate` and by back and forward. */
+export const location = signal({ pathname: window.location.pathname, search: window.location.search });
+
+function segment(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The page of a path such as `/console/keys/key_3fK9x2LmQ8aZ`; the console's home is the domains page. */
+export function routeOf(pathname: string): Route {
+  const parts = pathname.replace(/\/+$/, '').split('/').slice(2);
+  const [section, item, extra] = parts.map(segment);
+  if (extra !== undefined || parts.some((part) => segment(part) === undefined)) return { page: 'not-found' };
+  if (section === undefined || (section === 'domains' && item === undefined)) return { page: 'domains' };
+  if (section === 'domains' && item) return { page: 'domain', name: item };
+  if (section === 'keys' && item === undefined) return { page: 'keys' };
+  if (section === 'keys' && item) return { page: 'key', id: item };
+  if (section === 'usage' && item === undefined) return { page: 'usage' };
+  if (section === 'audit' && item === undefined) return { page: 'audit' };
+  return { page: 'not-found' };
+}
+
+/** The URL of a page below the console, each part escaped. */
+export const href = (...parts: string[]) => [BASE, ...parts.map(encodeURIComponent)].join('/');
+
+/** Goes to a page of the console without a reload; `replace` keeps the history as it is (a redirect). */
+export function navigate(to: string, { replace = false } = {}): void {
+  if (replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
+  location.value = { pathname: window.location.pathname, search: window.location.search };
+}
+
+/**
+ * Follows back and forward, and turns clicks on the console's own links into `navigate`: plain left clicks
+ * only, so a middle click or Ctrl+click still opens a new tab as on any link.
+ */
+export function startRouting(): void {
+  window.addEventListener('popstate', () => {
+    location.value = { pathname: window.location.pathname, search: window.location.search };
+  });
+  document.addEventListener('click', (event) => {
+    if (event.defaultPrevented || event.button !== 0) return;
+    if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const link = (event.target as Element | null)?.closest?.('a');
+    if (!link || link.target || link.hasAttribute('download')) return;
+    const url = new URL(link.href);
+    if (
+      url.origin !== window.location.origin ||
+      !(url.pathname === BASE || url.pathname.startsWith(`${BASE}/`))
+    )
+      return;
+    event.preventDefault();
+    navigate(url.pathname + url.search);
+  });
+}

@@ -1,0 +1,32 @@
+// The shapes the console reads, from the admin API's contract. admin.ts is imported, not the contract's
+// index, because the index also re-exports modules written for Node, which this DOM-only build cannot check.
+import type { Static } from '@sinclair/typebox';
+import type {
+  ApiKeyCreated as ApiKeyCreatedSchema,
+  DomainRemoval as DomainRemovalSchema,
+  Domain as DomainSchema,
+  KeyUsage as KeyUsageSchema,
+  Session as SessionSchema,
+  UsageSeries as UsageSeriesSchema,
+} from '../../src/contract/admin.js';
+
+export type {
+  ApiKey,
+  ApiKeyChange,
+  AuditEvent,
+  NewApiKey,
+  NewDomain,
+} from '../../src/contract/admin.js';
+export type { PlanName, Scope } from '../../src/contract/keys.js';
+
+export type ApiKeyCreated = Static<typeof ApiKeyCreatedSchema>;
+export type Domain = Static<typeof DomainSchema>;
+export type DomainState = Domain['state'];
+export type DomainRemoval = Static<typeof DomainRemovalSchema>;
+/** A browser session, made from an admin token; the token itself is kept nowhere after. */
+export type Session = Static<typeof SessionSchema>;
+export type UsageSeries = Static<typeof UsageSeriesSchema>;
+export type UsageBucket = UsageSeries['buckets'][number];
+export type Granularity = UsageSeries['granularity'];
+/** One key's use of a day, most used first. */
+export type KeyUsage = Static<typeof KeyUsageSchema>;

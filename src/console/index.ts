@@ -1,0 +1,1 @@
+export { CONSOLE_PATH, registerConsole } from './routes.js';

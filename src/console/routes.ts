@@ -1,0 +1,66 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { staticAsset } from '../docs/index.js';
+import { notFound } from '../http/index.js';
+import { CONSOLE_CSP, consolePage } from './page.js';
+
+/** Where the console is served; the admin API it calls is at `/admin/v1`. */
+export const CONSOLE_PATH = '/console';
+
+// The page links each asset with a digest of its bytes in the URL, so a cached copy can never be stale.
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+const ASSETS = [
+  { name: 'app.js', type: 'text/javascript; charset=utf-8' },
+  { name: 'app.css', type: 'text/css; charset=utf-8' },
+] as const;
+
+/**
+ * A file of the built console, read once: it does not change while we run. `npm run build` puts it in
+ * dist/console/, beside dist/src/ where this module runs, in a checkout and in the installed package alike.
+ */
+function readAsset(name: string) {
+  const file = fileURLToPath(new URL(`../../console/${name}`, import.meta.url));
+  if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build`);
+  return staticAsset(readFileSync(file, 'utf8'));
+}
+
+/**
+ * Serves the console, no credential needed (it signs in through the admin API): one HTML page for
+ * `/console` and every path below it that is not an asset, so each page's URL can be linked and reloaded,
+ * under a strict Content-Security-Policy and never in a frame; its script and styles at
+ * `/console/assets/`, from dist/console.
+ */
+export function registerConsole(app: FastifyInstance, options: { version: string }): void {
+  const assets = ASSETS.map((asset) => ({ ...asset, ...readAsset(asset.name) }));
+  const [script, styles] = assets.map((asset) => `${CONSOLE_PATH}/assets/${asset.name}?v=${asset.digest}`);
+  const page = consolePage(options.version, { script: script ?? '', styles: styles ?? '' });
+
+  const sendPage = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .headers({
+        'content-security-policy': CONSOLE_CSP,
+        'x-frame-options': 'DENY',
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'no-cache',
+      })
+      .type('text/html; charset=utf-8')
+      .send(page);
+  app.get(CONSOLE_PATH, sendPage);
+  app.get(`${CONSOLE_PATH}/*`, sendPage);
+
+  for (const asset of assets)
+    app.get(`${CONSOLE_PATH}/assets/${asset.name}`, async (request, reply) =>
+      reply
+        // Only the versioned URL is forever: the bare path names whichever bytes are installed now.
+        .header(
+          'cache-control',
+          (request.query as { v?: unknown }).v === asset.digest ? IMMUTABLE : 'no-cache',
+        )
+        .type(asset.type)
+        .send(asset.body),
+    );
+  // A missing asset is a 404, not the page: a script tag given HTML would fail in a confusing way.
+  app.get(`${CONSOLE_PATH}/assets/*`, notFound);
+}

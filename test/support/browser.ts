@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+
+/** Debian's chromium; CI installs it (`.ci/run`), so a missing browser is a failure, never a skip. */
+export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+/** The repository's `test-artifacts/`, from `dist/test/support/`. */
+export const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
+
+export const MISSING_BROWSER = `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`;
+
+/**
+ * Starts Debian's chromium, headless; fails with how to install it when it is missing. `extraArgs` are added
+ * to its command line (such as `--host-resolver-rules` to reach a custom domain on loopback).
+ */
+export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
+  assert.ok(existsSync(CHROMIUM), MISSING_BROWSER);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
+  });
+}
+
+/** The text of the element a selector finds, as the reader sees it (hidden parts left out). */
+export function shownText(page: Page, selector: string): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text is what these tests assert.
+  return page.locator(selector).innerText();
+}
+
+/** The text of what a locator finds, as the reader sees it. */
+export function textOf(locator: Locator): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's rendered text is what these tests assert.
+  return locator.innerText();
+}
+
+/**
+ * Watches a page for anything that went wrong: console errors, uncaught exceptions, failed requests, answers
+ * of 400 and above (but those `expected` says a test asks for on purpose), and requests to any origin but
+ * the server's, which are blocked: the page must work in a browser that can reach nothing else.
+ */
+export async function watch(
+  page: Page,
+  origin: string,
+  failures: string[],
+  expected: (status: number, url: string) => boolean = () => false,
+): Promise<void> {
+  await page.route('**/*', async (route) => {
+    const url = route.request().url();
+    if (new URL(url).origin === origin) return route.continue();
+    failures.push(`request outside ${origin}: ${url}`);
+    return route.abort('blockedbyclient');
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !expectedError(message.text(), message.location().url, expected))
+      failures.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => {
+    const reason = request.failure()?.errorText ?? 'unknown';
+    // A navigation cancels the requests in flight of the page it leaves: abandoned, not failed.
+    if (reason !== 'net::ERR_ABORTED') failures.push(`request failed: ${request.url()} (${reason})`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400 && !expected(response.status(), response.url()))
+      failures.push(`answer ${response.status()}: ${response.url()}`);
+  });
+}
+
+/** Chromium logs every answer of 400 and above as a console error; those a test expects are not failures. */
+function expectedError(
+  text: string,
+  url: string,
+  expected: (status: number, url: string) => boolean,
+): boolean {
+  const logged = /^Failed to load resource: the server responded with a status of (\d+)/.exec(text);
+  return logged !== null && expected(Number(logged[1]), url);
+}
