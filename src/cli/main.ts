@@ -7,6 +7,7 @@ import { ADMIN_TOKENS_USAGE, AUDIT_USAGE, adminTokensCommand, auditCommand } fro
 import { UsageError, wantsHelp } from './args.js';
 import { BACKUP_USAGE, backupCommand, RESTORE_USAGE, restoreCommand } from './backup.js';
 import { CONFIG_USAGE, configCommand } from './config.js';
+import { COPY_USAGE, copyCommand } from './copy.js';
 import { DOMAINS_USAGE, domainsCommand } from './domains.js';
 import { KEYS_USAGE, keysCommand } from './keys.js';
 import { MIGRATE_USAGE, migrateCommand } from './migrate.js';
@@ -32,6 +33,7 @@ Commands:
   audit        List the changes made to keys and admin tokens
   domains      Add, check, show and remove custom domains
   config       Print every setting in effect and where it comes from
+  copy         Copy a database into an empty one, SQLite or PostgreSQL
   backup       Copy the SQLite database while it serves; restore puts a copy back
   restore      Replace the SQLite database with a backup (the service stopped)
   help         Show this message, or a command's: petstore help keys
@@ -47,6 +49,7 @@ const COMMAND_USAGE: Record<string, string> = {
   'admin-tokens': ADMIN_TOKENS_USAGE,
   audit: AUDIT_USAGE,
   config: CONFIG_USAGE,
+  copy: COPY_USAGE,
   domains: DOMAINS_USAGE,
   backup: BACKUP_USAGE,
   restore: RESTORE_USAGE,
@@ -91,6 +94,13 @@ async function main(argv: string[]): Promise<number> {
       return restoreCommand(rest, loadConfig(), process.stdout);
     case 'config':
       return configCommand(rest, process.stdout);
+    case 'copy':
+      return copyCommand(
+        rest,
+        (url) => loadConfig({ DATABASE_URL: url }).storage,
+        process.stdout,
+        process.stderr,
+      );
     case 'migrate':
       return migrateCommand(rest, loadConfig(), process.stdout);
     default:

@@ -2,6 +2,7 @@ import { createPostgresStorage } from './postgres/storage.js';
 import { createSqliteStorage } from './sqlite/storage.js';
 import type { OpenOptions, Storage, StorageConfig } from './types.js';
 
+export { CopyError, type CopyProgress, type CopyReport, copyDatabase } from './copy.js';
 export {
   checkServable,
   compareReleases,
