@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { sendError } from '../http/index.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type RouteConfig, sendError } from '../http/index.js';
 import { bearerToken } from '../keys/index.js';
 import type { AdminAuthenticator } from './authenticator.js';
 import { fromSameOrigin, sessionCookie } from './cookie.js';
@@ -18,8 +18,8 @@ declare module 'fastify' {
 }
 
 /** RFC 6750 section 3, in a realm of its own: an API key is not an admin token. */
-const MISSING_CHALLENGE = { 'www-authenticate': 'Bearer realm="petstore-admin"' } as const;
-const INVALID_CHALLENGE = {
+export const MISSING_CHALLENGE = { 'www-authenticate': 'Bearer realm="petstore-admin"' } as const;
+export const INVALID_CHALLENGE = {
   'www-authenticate': 'Bearer realm="petstore-admin", error="invalid_token"',
 } as const;
 
@@ -72,6 +72,9 @@ export function identifyAdmin(
   });
 }
 
+const signsIn = (request: FastifyRequest) =>
+  (request.routeOptions.config as RouteConfig | undefined)?.operationId === 'startSession';
+
 /** Methods that change nothing: a session may send them from anywhere its cookie goes (same-site only). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -82,6 +85,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function requireAdmin(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
+    // A sign-in may carry its token in the body, which is read after this hook: its handler checks it.
+    if (request.adminTokenProblem === 'missing' && signsIn(request)) return done();
     if (request.adminToken !== null) {
       if (request.adminSession === null || SAFE_METHODS.has(request.method) || fromSameOrigin(request))
         return done();

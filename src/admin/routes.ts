@@ -9,6 +9,7 @@ import {
   type NewApiKey,
   type NewDomain,
   type Rotation,
+  type SessionStart,
   USAGE_SPAN,
   type UsageQuery,
 } from '../contract/index.js';
@@ -27,8 +28,11 @@ import {
 } from '../keys/index.js';
 import { limitsFor, type RateLimitPolicy } from '../ratelimit/index.js';
 import { type UsageRecorder, type UsageRepository, usageSeries } from '../usage/index.js';
+import type { AdminAuthenticator } from './authenticator.js';
 import { clearSessionCookie, sessionTransportAllowed, setSessionCookie } from './cookie.js';
+import { INVALID_CHALLENGE, MISSING_CHALLENGE } from './hook.js';
 import type { Sessions } from './sessions.js';
+import type { AdminTokenRecord } from './tokens.js';
 
 /** The key manager's refusals as the admin API answers them. */
 async function checked<T>(work: () => Promise<T>): Promise<T> {
@@ -45,6 +49,12 @@ async function checked<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+const signInWithToken = () =>
+  new ApiError(
+    'missing_api_key',
+    'Sign in with an admin token: send Authorization: Bearer <ADMIN_TOKEN>, or {"token": "<ADMIN_TOKEN>"}',
+    MISSING_CHALLENGE,
+  );
 const noSession = () =>
   new ApiError('not_found', 'This request has no console session: it sent an admin token instead');
 const missing = (id: string) => new ApiError('not_found', `No API key has the id ${id}`);
@@ -84,9 +94,24 @@ export function createAdminHandlers(deps: {
   usage: UsageRepository;
   recorder: UsageRecorder;
   rateLimit: RateLimitPolicy;
+  /** To check the token a sign-in sends in its body. */
+  tokens: AdminAuthenticator;
   clock: Clock;
 }): Record<AdminOperationId, OperationHandler> {
-  const { keys, domains, audit, sessions, usage, recorder, rateLimit, clock } = deps;
+  const { keys, domains, audit, sessions, usage, recorder, rateLimit, clock, tokens } = deps;
+  /** The token a sign-in sent in its body, as the admin hook would know it from `Authorization`. */
+  async function tokenOfBody(body: SessionStart | undefined): Promise<AdminTokenRecord> {
+    if (body?.token === undefined) throw signInWithToken();
+    let found = tokens.authenticate(body.token);
+    // One made a moment ago, by the CLI or on another instance, as the admin hook rechecks.
+    if (found === undefined) {
+      await tokens.recheck(body.token);
+      found = tokens.authenticate(body.token);
+    }
+    if (found === undefined)
+      throw new ApiError('invalid_api_key', 'The admin token is not valid', INVALID_CHALLENGE);
+    return found;
+  }
   const nameOf = (params: unknown) => (params as { name: string }).name;
   const actor = (request: { adminToken: { id: string } | null }) => request.adminToken?.id ?? 'unknown';
   const view = (record: ApiKeyRecord) => keyView(record, clock.now(), limitsFor(rateLimit, record));
@@ -175,13 +200,8 @@ export function createAdminHandlers(deps: {
       return reply.send(events);
     },
     async startSession(request, reply) {
-      const token = request.adminToken;
-      if (token === null || request.adminSession !== null) {
-        throw new ApiError(
-          'missing_api_key',
-          'Sign in with an admin token: send Authorization: Bearer <ADMIN_TOKEN>',
-        );
-      }
+      if (request.adminSession !== null) throw signInWithToken();
+      const token = request.adminToken ?? (await tokenOfBody(request.body as SessionStart | undefined));
       if (!sessionTransportAllowed(request)) {
         throw new ApiError(
           'https_required',

@@ -30,7 +30,7 @@ import {
   V1_API,
 } from '../contract/index.js';
 import { registerCors } from '../cors/index.js';
-import { registerDocs } from '../docs/index.js';
+import { registerDocs, withCodeSamples } from '../docs/index.js';
 import { type Domains, registerDomains } from '../domains/index.js';
 import { HEALTH_PATHS, type ReadinessCheck, registerHealth } from '../health/index.js';
 import {
@@ -351,32 +351,40 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     usage: storage.usage,
     recorder: deps.recorder,
     rateLimit: config.rateLimit,
+    tokens: deps.adminAuthenticator,
     clock,
   });
   await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers, sessions });
 
   const json = (document: unknown) => Buffer.from(JSON.stringify(document));
-  registerDocs(app, [
-    {
-      title: 'Pet Store API reference',
-      page: '/docs',
-      spec: DOCUMENT_PATHS[0],
-      document: json(
-        buildOpenApiDocument({
-          servers: config.publicUrls,
-          rateLimit: config.rateLimit,
-          deprecation: config.deprecation,
-          changelog: packageFile('CHANGELOG.md'),
-        }),
-      ),
-    },
-    {
-      title: 'Pet Store admin API reference',
-      page: '/docs/admin',
-      spec: DOCUMENT_PATHS[1],
-      document: json(buildAdminDocument({ rateLimit: config.rateLimit.admin })),
-    },
-  ]);
+  registerDocs(
+    app,
+    [
+      {
+        title: 'Pet Store API reference',
+        page: '/docs',
+        spec: DOCUMENT_PATHS[0],
+        document: json(
+          withCodeSamples(
+            buildOpenApiDocument({
+              servers: config.publicUrls,
+              rateLimit: config.rateLimit,
+              deprecation: config.deprecation,
+              changelog: packageFile('CHANGELOG.md'),
+            }),
+          ),
+        ),
+        tryIt: true,
+      },
+      {
+        title: 'Pet Store admin API reference',
+        page: '/docs/admin',
+        spec: DOCUMENT_PATHS[1],
+        document: json(buildAdminDocument({ rateLimit: config.rateLimit.admin })),
+      },
+    ],
+    packageFile,
+  );
   registerConsole(app, { version: API_VERSION });
   registerHealth(app, { checks: readinessChecks(deps), metrics });
   return app;

@@ -2,20 +2,13 @@
 // The flag: on Node 20, a server whose young generation stays at V8's default size can settle into a state
 // where scavenges copy most of each turn's objects: about 1.7x the CPU per request on the category list, in
 // 4 of 6 fresh processes here, against none of 5 with 32 MiB semi-spaces (README, "Durability and speed").
-import {
-  ConfigError,
-  loadConfig,
-  packageVersion,
-  SETTING_NAMES,
-  STORAGE_SETTINGS,
-  settingsHelp,
-} from '../config/index.js';
-import { createStorage } from '../storage/index.js';
+import { ConfigError, loadConfig, packageVersion, SETTING_NAMES, settingsHelp } from '../config/index.js';
 import { ADMIN_TOKENS_USAGE, AUDIT_USAGE, adminTokensCommand, auditCommand } from './admin.js';
 import { UsageError, wantsHelp } from './args.js';
 import { CONFIG_USAGE, configCommand } from './config.js';
 import { DOMAINS_USAGE, domainsCommand } from './domains.js';
 import { KEYS_USAGE, keysCommand } from './keys.js';
+import { MIGRATE_USAGE, migrateCommand } from './migrate.js';
 import { serve } from './serve.js';
 
 const SERVE_USAGE = `Usage: petstore serve
@@ -27,16 +20,6 @@ effect and where it comes from.
 
 Reads:
 ${settingsHelp(SETTING_NAMES)}`;
-
-const MIGRATE_USAGE = `Usage: petstore migrate
-
-Creates the database of DATABASE_URL if needed and brings its schema up to date, then exits (servers also
-bring the schema up to date at start; concurrent runs are safe). On PostgreSQL the database is created with
-CREATE DATABASE as the URL's user, connected to the server's postgres database; a user without that right
-gets the createdb command to run instead. A server never creates a PostgreSQL database.
-
-Reads:
-${settingsHelp(STORAGE_SETTINGS)}`;
 
 const USAGE = `Usage: petstore <command> [--help]
 
@@ -99,18 +82,8 @@ async function main(argv: string[]): Promise<number> {
       return domainsCommand(rest, loadConfig(), process.stdout);
     case 'config':
       return configCommand(rest, process.stdout);
-    case 'migrate': {
-      if (rest.length > 0) throw new UsageError(`migrate takes no arguments: ${rest.join(' ')}`, 'migrate');
-      const storage = await createStorage(loadConfig().storage, { createDatabase: true });
-      const applied = storage.migrationsApplied;
-      await storage.close();
-      process.stdout.write(
-        applied.length === 0
-          ? `The ${storage.kind} schema is up to date.\n`
-          : `Applied ${storage.kind} migrations ${applied.join(', ')}.\n`,
-      );
-      return 0;
-    }
+    case 'migrate':
+      return migrateCommand(rest, loadConfig(), process.stdout);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

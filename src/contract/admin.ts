@@ -197,6 +197,23 @@ export const Session = Type.Object(
   },
 );
 
+export const SessionStart = Type.Object(
+  {
+    token: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'The admin token, for a client that cannot set `Authorization`; the header is preferred.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'A sign-in with the token in the body. The body may be left out.',
+  },
+);
+
 export const SessionEnd = Type.Object(
   { ended: Type.Boolean({ description: 'False when it had already ended.' }) },
   { additionalProperties: false, description: 'A session ended: its cookie is refused from now on.' },
@@ -394,6 +411,7 @@ export const ADMIN_SCHEMAS = {
   ApiKeyCreated,
   AuditEvent,
   Session,
+  SessionStart,
   SessionEnd,
   UsageSeries,
   KeyUsage,
@@ -535,7 +553,9 @@ export const ADMIN_OPERATIONS = [
       '`https_required` otherwise. A session ends 30 minutes after its last request, 12 hours after it ' +
       'started, when it signs out, and when its token is revoked. With the cookie, every admin operation ' +
       'acts as its token; one that changes something must come from a page of this origin (403 ' +
-      '`cross_origin_request`). No body.',
+      '`cross_origin_request`). The token goes in `Authorization`, or in the body as `{"token"}`.',
+    requestBody: 'SessionStart',
+    optionalBody: true,
     success: { status: 201, description: 'The session; its cookie is in `Set-Cookie`.', schema: 'Session' },
     errors: [403],
   },
@@ -659,5 +679,6 @@ export type ApiKey = Static<typeof ApiKey>;
 export type AuditEvent = Static<typeof AuditEvent>;
 export type AuditQuery = Static<typeof AuditQuery>;
 export type NewDomain = Static<typeof NewDomain>;
+export type SessionStart = Static<typeof SessionStart>;
 export type UsageQuery = Static<typeof UsageQuery>;
 export type KeyUsageQuery = Static<typeof KeyUsageQuery>;

@@ -10,6 +10,7 @@ export {
   type NewApiKey,
   type NewDomain,
   type Rotation,
+  type SessionStart,
   USAGE_SPAN,
   type UsageQuery,
 } from './admin.js';

@@ -81,6 +81,10 @@ a key past its expiry with 401 \`api_key_expired\`. \`GET /v1/key\` shows the ca
 expiry, windows, ban and recent usage. Keys are made and managed by operators, with \`petstore keys\` or the
 [admin API](/docs/admin) (\`${ADMIN_PREFIX}\`, its own document at \`/admin/openapi.json\`).
 
+On this page, **Try it** beside each operation sends it to this server with your key, which stays in this
+browser tab only; each operation has code samples in curl, JavaScript and Python. Your key's plan, limits and
+usage, and its rotation or revocation, are on [your key's page](/docs/key).
+
 ## Scopes
 A key may do what its scopes allow: ${SCOPES.map((scope) => `\`${scope}\``).join(', ')}; every one unless it
 was made with fewer. Each operation names the scope it needs (its \`security\` requirement lists it); a key

@@ -1,2 +1,13 @@
 export { type StaticAsset, staticAsset } from './assets.js';
-export { type Reference, registerDocs } from './routes.js';
+export { type PackageFiles, type Reference, registerDocs } from './routes.js';
+export {
+  type CodeSample,
+  codeSamples,
+  DEFAULT_ORIGIN,
+  exampleRequest,
+  hasBody,
+  requestHeaders,
+  requestTarget,
+  type SampleRequest,
+  withCodeSamples,
+} from './samples.js';

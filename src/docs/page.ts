@@ -24,6 +24,8 @@ export interface PageUrls {
   redoc: string;
   /** The script that starts Redoc (`INIT_SCRIPT`). */
   init: string;
+  /** The try-it panel's script and styles, on the pages that have it. */
+  tryIt?: { script: string; styles: string };
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
@@ -40,36 +42,48 @@ export function docsPage(title: string, urls: PageUrls): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <link rel="icon" href="data:,">
-</head>
+${urls.tryIt ? `<link rel="stylesheet" href="${escapeHtml(urls.tryIt.styles)}">\n` : ''}</head>
 <body>
 <noscript>This reference needs JavaScript. The OpenAPI document is at <a href="${escapeHtml(urls.spec)}">${escapeHtml(urls.spec)}</a>.</noscript>
 <div id="redoc" data-spec-url="${escapeHtml(urls.spec)}"></div>
 <script src="${escapeHtml(urls.redoc)}"></script>
 <script src="${escapeHtml(urls.init)}"></script>
-</body>
+${urls.tryIt ? `<script src="${escapeHtml(urls.tryIt.script)}"></script>\n` : ''}</body>
 </html>
 `;
 }
 
 /**
- * Starts Redoc from a served file, since the CSP allows no inline script. When Redoc has rendered, the root
- * gets `data-rendered` (or `data-error`), and the URL's fragment is scrolled to again: an anchor written into
- * the document's descriptions, such as `#deprecations`, exists only now, after the browser looked for it.
- * It lands on the start of the section that holds it, so that the section's heading shows too.
+ * Starts Redoc from a served file, since the CSP allows no inline script. It fetches the document itself and
+ * hands Redoc the object, so that the try-it panel gets the same object with the `redoc-rendered` event
+ * rather than downloading it again. When Redoc has rendered, the root gets `data-rendered` (or `data-error`),
+ * and the URL's fragment is scrolled to again: an anchor written into the document's descriptions, such as
+ * `#deprecations`, exists only now, after the browser looked for it. It lands on the start of the section that
+ * holds it, so that the section's heading shows too.
  */
 export const INIT_SCRIPT = `'use strict';
 (function () {
   var root = document.getElementById('redoc');
   var options = { expandResponses: '200,201', requiredPropsFirst: true, pathInMiddlePanel: true };
-  window.Redoc.init(root.getAttribute('data-spec-url'), options, root, function (error) {
-    if (error) {
-      root.setAttribute('data-error', String(error.message || error));
-      return;
-    }
-    root.setAttribute('data-rendered', 'true');
-    var target = fragmentTarget();
-    if (target) (target.closest('[data-section-id]') || target).scrollIntoView();
-  });
+  fetch(root.getAttribute('data-spec-url'))
+    .then(function (response) {
+      if (!response.ok) throw new Error('The document answered ' + response.status);
+      return response.json();
+    })
+    .then(function (spec) {
+      window.Redoc.init(spec, options, root, function (error) {
+        if (error) return failed(error);
+        root.setAttribute('data-rendered', 'true');
+        root.dispatchEvent(new CustomEvent('redoc-rendered', { detail: spec }));
+        var target = fragmentTarget();
+        if (target) (target.closest('[data-section-id]') || target).scrollIntoView();
+      });
+    })
+    .catch(failed);
+
+  function failed(error) {
+    root.setAttribute('data-error', String(error.message || error));
+  }
 
   function fragmentTarget() {
     try {
@@ -80,3 +94,38 @@ export const INIT_SCRIPT = `'use strict';
   }
 })();
 `;
+
+/**
+ * The key page's Content-Security-Policy: as strict as the console's, since it is our own code only (no
+ * Redoc, so no inline styles). uPlot sizes its elements through the CSSOM, which `style-src` does not govern.
+ */
+export const KEY_PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The HTML of `/docs/key`: an empty root that the key page's script fills. */
+export function keyPage(urls: { script: string; styles: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Your API key · Pet Store API reference</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${escapeHtml(urls.styles)}">
+<script src="${escapeHtml(urls.script)}" defer></script>
+</head>
+<body>
+<noscript>This page needs JavaScript. <code>GET /v1/key</code> and <code>GET /v1/key/usage</code> answer the same.</noscript>
+<div id="app"></div>
+</body>
+</html>
+`;
+}

@@ -2,6 +2,14 @@ import { createPostgresStorage } from './postgres/storage.js';
 import { createSqliteStorage } from './sqlite/storage.js';
 import type { OpenOptions, Storage, StorageConfig } from './types.js';
 
+export {
+  checkServable,
+  compareReleases,
+  OLDEST_RELEASE_SERVING,
+  SCHEMA_VERSION,
+  type SchemaState,
+  SchemaTooNewError,
+} from './schema.js';
 export { Sqlite } from './sqlite/driver.js';
 export {
   type CategoryRepository,

@@ -13,6 +13,7 @@ import type { DomainRepository } from '../domains/index.js';
 import type { ApiKeyRepository } from '../keys/index.js';
 import type { OutageLog } from '../log/index.js';
 import type { UsageRepository } from '../usage/index.js';
+import type { SchemaState } from './schema.js';
 
 /** Where the service keeps its data: the embedded SQLite file, or PostgreSQL shared by a fleet. */
 export type StorageConfig =
@@ -33,6 +34,8 @@ export interface OpenOptions {
   createDatabase?: boolean;
   /** PostgreSQL: told when the database stops answering and when it answers again, for the log. */
   outage?: OutageLog;
+  /** False: open the schema as it is, migrating nothing (`petstore migrate --check`). */
+  migrate?: false;
 }
 
 /**
@@ -166,6 +169,8 @@ export interface Storage {
   readonly domains: DomainRepository;
   /** Schema versions applied when this storage was opened (empty when it was current). */
   readonly migrationsApplied: readonly number[];
+  /** The schema as it is once opened: its version and the oldest release that serves it. */
+  readonly schema: SchemaState;
   /**
    * The unit of work of every create: the row, and with `keep` the answer to replay under an
    * `Idempotency-Key`, in one transaction. It resolves once that transaction committed durably. A refusal

@@ -123,15 +123,17 @@ for (const backend of BACKENDS) {
       const before = await server.admin(admin, '/keys');
       for (const operation of ADMIN_OPERATIONS) {
         const path = `/admin/v1${operation.path.replace('{id}', target.id)}`;
+        // Sign-in may carry its token in the body, so a body of another operation is a 400 there: it is sent none.
+        const withBody = operation.method !== 'GET' && operation.operationId !== 'startSession';
         for (const [what, headers, code, challenge] of credentials) {
           const response = await server.call(path, {
             method: operation.method,
             headers: {
               authorization: '',
               ...headers,
-              ...(operation.method === 'GET' ? {} : { 'content-type': 'application/json' }),
+              ...(withBody ? { 'content-type': 'application/json' } : {}),
             },
-            ...(operation.method === 'GET' ? {} : { body: JSON.stringify({ plan: 'pro', name: 'x' }) }),
+            ...(withBody ? { body: JSON.stringify({ plan: 'pro', name: 'x' }) } : {}),
           });
           assertError(response, 401, code);
           assert.equal(

@@ -112,6 +112,24 @@ for (const backend of BACKENDS) {
       assertError(await withCookie(cookie, '/keys'), 401, 'missing_api_key');
     });
 
+    test('the token may come in the body instead; a wrong one is 401, none at all 401, and nothing is set', async () => {
+      const token = await server.createAdminToken('form');
+      const send = (body?: string) =>
+        request(`${server.url}/admin/v1/sessions`, {
+          method: 'POST',
+          ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body }),
+        });
+      const started = await send(JSON.stringify({ token: token.token }));
+      assert.equal(started.status, 201, started.text);
+      assert.equal((started.body as SessionView).tokenId, token.id);
+      assert.equal((await withCookie(cookieOf(started).pair, '/keys')).status, 200);
+      const wrong = await send(JSON.stringify({ token: 'ps_admin_nope' }));
+      assertError(wrong, 401, 'invalid_api_key');
+      assertError(await send(), 401, 'missing_api_key');
+      assertError(await send(JSON.stringify({ token: token.token, extra: 1 })), 400, 'validation_failed');
+      for (const refused of [wrong]) assert.equal(refused.headers.get('set-cookie'), null);
+    });
+
     test('plain HTTP through a proxy is refused: 403 https_required, no cookie', async () => {
       const token = await server.createAdminToken();
       const refused = await request(`${server.url}/admin/v1/sessions`, {

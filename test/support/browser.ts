@@ -20,10 +20,17 @@ export const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', impor
 
 export const MISSING_BROWSER = `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`;
 
-/** Starts Debian's chromium, headless; fails with how to install it when it is missing. */
-export function launchBrowser(): Promise<Browser> {
+/**
+ * Starts Debian's chromium, headless; fails with how to install it when it is missing. `extraArgs` are added
+ * to its command line (such as `--host-resolver-rules` to reach a custom domain on loopback).
+ */
+export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   assert.ok(existsSync(CHROMIUM), MISSING_BROWSER);
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
+  });
 }
 
 /** The text of the element a selector finds, as the reader sees it (hidden parts left out). */

@@ -1,5 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { Migration } from '../migration.js';
+import { OLDEST_RELEASE_SERVING, RECORDS_OLDEST_RELEASE, type SchemaState, schemaOf } from '../schema.js';
+import type { Queryable } from './transaction.js';
 
 /** The same versions as the SQLite migrations, in PostgreSQL's dialect. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -213,7 +215,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX admin_sessions_by_token ON admin_sessions (token_id);
     `,
   },
+  {
+    version: 11,
+    name: 'the oldest release that serves each schema version',
+    sql: 'ALTER TABLE schema_migrations ADD COLUMN oldest_release TEXT',
+  },
 ];
+
+/** The schema of a database (version 0 when it has none). */
+export async function readSchema(client: Queryable): Promise<SchemaState> {
+  const { rows } = await client.query<{ table: string | null }>(
+    "SELECT to_regclass('schema_migrations')::text AS table",
+  );
+  if (rows[0]?.table == null) return { version: 0, oldestRelease: '0.0.0' };
+  const versions = await client.query<{ version: number; oldest_release?: string | null }>(
+    'SELECT * FROM schema_migrations',
+  );
+  return schemaOf(versions.rows);
+}
 
 /** An arbitrary constant naming the migration lock among PostgreSQL's advisory locks. */
 const MIGRATION_LOCK = 7_420_113_001;
@@ -253,6 +272,16 @@ export async function migrate(
         throw error;
       }
       applied.push(migration.version);
+    }
+    if (Math.max(current, ...applied) >= RECORDS_OLDEST_RELEASE) {
+      for (const migration of migrations) {
+        const release = OLDEST_RELEASE_SERVING[migration.version];
+        if (release === undefined) continue;
+        await client.query(
+          'UPDATE schema_migrations SET oldest_release = $1 WHERE version = $2 AND oldest_release IS NULL',
+          [release, migration.version],
+        );
+      }
     }
     return applied;
   } finally {

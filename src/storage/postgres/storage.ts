@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { printableUrl } from '../../log/index.js';
+import { checkServable } from '../schema.js';
 import {
   type CreateOperation,
   type CreateResult,
@@ -22,7 +23,7 @@ import {
 import { postgresDomains } from './domains.js';
 import { PostgresGroupCommit } from './group-commit.js';
 import { postgresIdempotency } from './idempotency.js';
-import { migrate } from './migrations.js';
+import { migrate, readSchema } from './migrations.js';
 import { CHANNELS, createNotifier } from './notify.js';
 import { postgresOrders } from './orders.js';
 import { postgresPets } from './pets.js';
@@ -87,7 +88,10 @@ async function openPool(options: { url: string; poolSize?: number } & OpenOption
     if (options.mustExist && !(await hasSchema(pool))) {
       throw new StorageNotFoundError(printableUrl(options.url), 'no_schema');
     }
-    return { pool, applied: await releaseAfter(pool, (client) => migrate(client)) };
+    const applied = options.migrate === false ? [] : await releaseAfter(pool, (client) => migrate(client));
+    const schema = await readSchema(pool);
+    checkServable(schema, printableUrl(options.url));
+    return { pool, applied, schema };
   } catch (error) {
     await pool.end();
     if ((error as { code?: unknown }).code === MISSING_DATABASE && options.createDatabase) {
@@ -146,7 +150,7 @@ const QUERY_TIMEOUT_MS = 5_000;
 export async function createPostgresStorage(
   options: { url: string; poolSize?: number } & OpenOptions,
 ): Promise<Storage> {
-  const { pool, applied } = await openPool(options);
+  const { pool, applied, schema } = await openPool(options);
   const notifier = createNotifier(pool, { url: options.url, types });
   const writes = new PostgresGroupCommit(pool);
   const categories = postgresCategories(pool);
@@ -192,6 +196,7 @@ export async function createPostgresStorage(
   return {
     kind: 'postgres',
     migrationsApplied: applied,
+    schema,
     categories: guarded(categories.repository),
     pets: guarded(pets.repository),
     orders: guarded(orders.repository),

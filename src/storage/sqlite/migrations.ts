@@ -1,4 +1,5 @@
 import type { Migration } from '../migration.js';
+import { OLDEST_RELEASE_SERVING, RECORDS_OLDEST_RELEASE, type SchemaState, schemaOf } from '../schema.js';
 import type { Database } from './driver.js';
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -221,6 +222,11 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX admin_sessions_by_token ON admin_sessions (token_id);
     `,
   },
+  {
+    version: 11,
+    name: 'the oldest release that serves each schema version',
+    sql: 'ALTER TABLE schema_migrations ADD COLUMN oldest_release TEXT',
+  },
 ];
 
 /**
@@ -252,5 +258,30 @@ export function migrate(db: Database, migrations: readonly Migration[] = MIGRATI
       throw error;
     }
   }
+  if ((current.get()?.version ?? 0) >= RECORDS_OLDEST_RELEASE) {
+    const note = db.prepare<[string, number]>(
+      'UPDATE schema_migrations SET oldest_release = ? WHERE version = ? AND oldest_release IS NULL',
+    );
+    db.transaction(() => {
+      for (const migration of migrations) {
+        const release = OLDEST_RELEASE_SERVING[migration.version];
+        if (release !== undefined) note.run(release, migration.version);
+      }
+    })();
+  }
   return applied;
+}
+
+/** The schema of an open database (version 0 when it has none). */
+export function readSchema(db: Database): SchemaState {
+  const table = db
+    .prepare<[], number>("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .pluck()
+    .get();
+  if (table === undefined) return { version: 0, oldestRelease: '0.0.0' };
+  return schemaOf(
+    db
+      .prepare<[], { version: number; oldest_release?: string | null }>('SELECT * FROM schema_migrations')
+      .all(),
+  );
 }

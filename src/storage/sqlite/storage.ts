@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { checkServable, type SchemaState } from '../schema.js';
 import {
   type CreateOperation,
   type CreateResult,
@@ -15,7 +16,7 @@ import { sqliteCategories } from './categories.js';
 import { sqliteDomains } from './domains.js';
 import { type Database, Sqlite } from './driver.js';
 import { sqliteIdempotency } from './idempotency.js';
-import { migrate } from './migrations.js';
+import { migrate, readSchema } from './migrations.js';
 import { sqliteOrders } from './orders.js';
 import { sqlitePets } from './pets.js';
 import { sqliteSessions } from './sessions.js';
@@ -39,7 +40,7 @@ function hasSchema(db: Database): boolean {
 export function openSqliteDatabase(
   file: string,
   options: OpenOptions = {},
-): { db: Database; applied: number[] } {
+): { db: Database; applied: number[]; schema: SchemaState } {
   const where = file === ':memory:' ? file : path.resolve(file);
   if (options.mustExist && file !== ':memory:' && !fs.existsSync(file)) {
     throw new StorageNotFoundError(where, 'missing');
@@ -59,8 +60,10 @@ export function openSqliteDatabase(
     if (synchronous !== 2) {
       throw new Error(`SQLite refused synchronous=FULL for ${file} (it is ${String(synchronous)})`);
     }
-    const applied = migrate(db);
-    return { db, applied };
+    const applied = options.migrate === false ? [] : migrate(db);
+    const schema = readSchema(db);
+    checkServable(schema, where);
+    return { db, applied, schema };
   } catch (error) {
     db.close();
     throw error;
@@ -71,7 +74,7 @@ type Inserts = { [O in CreateOperation]: (input: Creates[O]['input']) => CreateR
 
 /** The embedded storage: one SQLite file, every write group-committed (write-queue.ts). */
 export function createSqliteStorage(options: { file: string } & OpenOptions): Storage {
-  const { db, applied } = openSqliteDatabase(options.file, options);
+  const { db, applied, schema } = openSqliteDatabase(options.file, options);
   const writes = new WriteQueue(db);
   const ping = db.prepare('SELECT 1');
   const categories = sqliteCategories(db);
@@ -87,6 +90,7 @@ export function createSqliteStorage(options: { file: string } & OpenOptions): St
   return {
     kind: 'sqlite',
     migrationsApplied: applied,
+    schema,
     categories: categories.repository,
     pets: pets.repository,
     orders: orders.repository,

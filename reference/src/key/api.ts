@@ -1,0 +1,51 @@
+// The answers' types come from the contract, as the console's do: the page cannot drift from the API.
+import type { Static } from '@sinclair/typebox';
+import type {
+  KeyInfo as KeyInfoSchema,
+  KeyUsageHistory as KeyUsageHistorySchema,
+  RevokedKey as RevokedKeySchema,
+  RotatedKey as RotatedKeySchema,
+} from '../../../src/contract/keys.js';
+
+/** `GET /v1/key`. */
+export type KeyInfo = Static<typeof KeyInfoSchema>;
+/** A rate-limit window of the calling key; `reset` in Unix seconds. */
+export type KeyWindow = KeyInfo['limits']['minute'];
+/** `GET /v1/key/usage`. */
+export type KeyUsageHistory = Static<typeof KeyUsageHistorySchema>;
+/** `POST /v1/key/rotate`: the successor, with the key itself. */
+export type RotatedKey = Static<typeof RotatedKeySchema>;
+/** `POST /v1/key/revoke`. */
+export type RevokedKey = Static<typeof RevokedKeySchema>;
+
+/** An answer of 400 and above, with the API's Error body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * One `/v1` request with the key in `Authorization`, to this origin, without cookies: the key routes take the
+ * key only from the header, so no other page can drive them.
+ */
+export async function callWithKey<T>(key: string, path: string, method = 'GET', body?: unknown): Promise<T> {
+  const response = await fetch(`/v1${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    cache: 'no-store',
+    credentials: 'omit',
+  });
+  const answer = (await response.json()) as T & { code?: string; message?: string };
+  if (!response.ok)
+    throw new ApiError(response.status, answer.code ?? 'unknown', answer.message ?? response.statusText);
+  return answer;
+}

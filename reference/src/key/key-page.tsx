@@ -1,0 +1,53 @@
+import { NewKey } from '../../../console/src/components/new-key.js';
+import { formatTime } from '../../../console/src/format.js';
+import { KeyField } from '../shared/key-field.js';
+import { readerKey } from '../shared/key-store.js';
+import { KeyDetails } from './key-details.js';
+import { keyOutcome } from './outcome.js';
+
+/** `/docs/key`: the reader enters their key and sees what the service knows of it, and can rotate or revoke it. */
+export function KeyPage() {
+  return (
+    <>
+      <header class="header">
+        <a class="brand" href="/docs">
+          Pet Store <span>API reference</span>
+        </a>
+      </header>
+      <main class="main key-page">
+        <h1>Your API key</h1>
+        <p>
+          Its plan, limits and usage, as <code>GET /v1/key</code> and <code>GET /v1/key/usage</code> answer
+          them (reading them spends none of your quota); and rotation or revocation of this key.
+        </p>
+        <Outcome />
+        <section class="panel">
+          <KeyField />
+        </section>
+        {readerKey.value !== '' && <KeyDetails apiKey={readerKey.value} />}
+      </main>
+    </>
+  );
+}
+
+/** The new key of a rotation, shown this once; or that the key was revoked. */
+function Outcome() {
+  const outcome = keyOutcome.value;
+  if (outcome === null) return null;
+  const done = () => {
+    keyOutcome.value = null;
+  };
+  if (outcome.kind === 'rotated')
+    return (
+      <NewKey secret={outcome.secret} heading="Your new key" onDone={done}>
+        <p class="hint">
+          This page now uses the new key. The old one works until {formatTime(outcome.oldKeyUntil)}.
+        </p>
+      </NewKey>
+    );
+  return (
+    <p class="notice" role="status">
+      The key <code>{outcome.id}</code> was revoked at {formatTime(outcome.at)}; this page forgot it.
+    </p>
+  );
+}

@@ -1,0 +1,7 @@
+import 'uplot/dist/uPlot.min.css';
+import '../../../console/src/styles.css';
+import './key.css';
+import { render } from 'preact';
+import { KeyPage } from './key-page.js';
+
+render(<KeyPage />, document.getElementById('app') as HTMLElement);

@@ -1,0 +1,29 @@
+import { useState } from 'preact/hooks';
+import { RotateKeyForm } from '../../../console/src/components/rotate-key-form.js';
+import { rememberKey } from '../shared/key-store.js';
+import { callWithKey, type RotatedKey } from './api.js';
+import { keyOutcome } from './outcome.js';
+
+/** Rotate: the grace period is chosen in the console's form; the page then works with the new key. */
+export function RotateKey({ apiKey }: { apiKey: string }) {
+  const [open, setOpen] = useState(false);
+  if (!open)
+    return (
+      <section class="panel" aria-labelledby="rotate-start">
+        <h2 id="rotate-start">Rotate</h2>
+        <p class="muted">
+          Replace this key with a new one with the same plan, limits and scopes; this one keeps working for a
+          grace period you choose, up to 30 days.
+        </p>
+        <button type="button" class="button-primary" onClick={() => setOpen(true)}>
+          Rotate key…
+        </button>
+      </section>
+    );
+  const rotate = async (gracePeriodSeconds: number) => {
+    const rotated = await callWithKey<RotatedKey>(apiKey, '/key/rotate', 'POST', { gracePeriodSeconds });
+    keyOutcome.value = { kind: 'rotated', secret: rotated.key, oldKeyUntil: rotated.replacedKeyExpiresAt };
+    rememberKey(rotated.key);
+  };
+  return <RotateKeyForm onRotate={rotate} onCancel={() => setOpen(false)} />;
+}

@@ -1,0 +1,89 @@
+import { type Config, packageFile, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
+import { API_VERSION } from '../contract/index.js';
+import {
+  createStorage,
+  OLDEST_RELEASE_SERVING,
+  SCHEMA_VERSION,
+  StorageNotFoundError,
+} from '../storage/index.js';
+import { parseOptions, UsageError } from './args.js';
+
+export const MIGRATE_USAGE = `Usage: petstore migrate [--check]
+
+Creates the database of DATABASE_URL if needed and brings its schema up to date, then exits (servers also
+bring the schema up to date at start; concurrent runs are safe). On PostgreSQL the database is created with
+CREATE DATABASE as the URL's user, connected to the server's postgres database; a user without that right
+gets the createdb command to run instead. A server never creates a PostgreSQL database.
+
+  --check   Change nothing: say which schema the database is at and which releases made it, and exit 0
+            when it is up to date for this release (or newer and still served by it), 1 when a migration
+            is due or the database is missing.
+
+Reads:
+${settingsHelp(STORAGE_SETTINGS)}`;
+
+/** The releases of `releases.json`, shipped beside CHANGELOG.md. */
+interface Release {
+  version: string;
+  commit: string | null;
+  schema: number;
+}
+
+function releases(): Release[] {
+  const file = packageFile('releases.json');
+  return file === undefined ? [] : (JSON.parse(file) as { releases: Release[] }).releases;
+}
+
+/** `petstore migrate [--check]`: returns the exit code. */
+export async function migrateCommand(
+  args: string[],
+  config: Config,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const { values, positionals } = parseOptions(args, { check: { type: 'boolean' } }, 'migrate');
+  if (positionals.length > 0)
+    throw new UsageError(`migrate takes no arguments: ${positionals.join(' ')}`, 'migrate');
+  if (values.check !== true) {
+    const storage = await createStorage(config.storage, { createDatabase: true });
+    await storage.close();
+    const applied = storage.migrationsApplied;
+    out.write(
+      applied.length === 0
+        ? `The ${storage.kind} schema is up to date.\n`
+        : `Applied ${storage.kind} migrations ${applied.join(', ')}.\n`,
+    );
+    return 0;
+  }
+
+  let storage: Awaited<ReturnType<typeof createStorage>>;
+  try {
+    storage = await createStorage(config.storage, { mustExist: true, migrate: false });
+  } catch (error) {
+    if (!(error instanceof StorageNotFoundError)) throw error;
+    out.write(`No Pet Store database at ${error.where}: petstore migrate creates it.\n`);
+    return 1;
+  }
+  await storage.close();
+  const { version, oldestRelease } = storage.schema;
+  const madeBy = releases()
+    .filter((release) => release.schema === version)
+    .map((release) => release.version);
+  const at = `The ${storage.kind} schema is at version ${version}${madeBy.length > 0 ? ` (release ${madeBy.join(', ')})` : ''}`;
+  if (version === SCHEMA_VERSION) {
+    out.write(`${at}: up to date for release ${API_VERSION}.\n`);
+    return 0;
+  }
+  if (version > SCHEMA_VERSION) {
+    out.write(
+      `${at}, newer than release ${API_VERSION}'s ${SCHEMA_VERSION}; served by release ${oldestRelease} and later, this one included.\n`,
+    );
+    return 0;
+  }
+  const due = Object.keys(OLDEST_RELEASE_SERVING)
+    .map(Number)
+    .filter((next) => next > version);
+  out.write(
+    `${at}; release ${API_VERSION} is at ${SCHEMA_VERSION}: ${due.length} migration${due.length === 1 ? '' : 's'} due (${due.join(', ')}). Run petstore migrate.\n`,
+  );
+  return 1;
+}
