@@ -5,6 +5,7 @@
 import { ConfigError, loadConfig, packageVersion, SETTING_NAMES, settingsHelp } from '../config/index.js';
 import { ADMIN_TOKENS_USAGE, AUDIT_USAGE, adminTokensCommand, auditCommand } from './admin.js';
 import { UsageError, wantsHelp } from './args.js';
+import { BACKUP_USAGE, backupCommand, RESTORE_USAGE, restoreCommand } from './backup.js';
 import { CONFIG_USAGE, configCommand } from './config.js';
 import { DOMAINS_USAGE, domainsCommand } from './domains.js';
 import { KEYS_USAGE, keysCommand } from './keys.js';
@@ -31,6 +32,8 @@ Commands:
   audit        List the changes made to keys and admin tokens
   domains      Add, check, show and remove custom domains
   config       Print every setting in effect and where it comes from
+  backup       Copy the SQLite database while it serves; restore puts a copy back
+  restore      Replace the SQLite database with a backup (the service stopped)
   help         Show this message, or a command's: petstore help keys
   --version    Print the version
 
@@ -45,6 +48,8 @@ const COMMAND_USAGE: Record<string, string> = {
   audit: AUDIT_USAGE,
   config: CONFIG_USAGE,
   domains: DOMAINS_USAGE,
+  backup: BACKUP_USAGE,
+  restore: RESTORE_USAGE,
 };
 
 /** Exit codes: 0 success, 1 failure at run time (including bad configuration), 2 wrong arguments. */
@@ -80,6 +85,10 @@ async function main(argv: string[]): Promise<number> {
       return auditCommand(rest, loadConfig(), process.stdout);
     case 'domains':
       return domainsCommand(rest, loadConfig(), process.stdout);
+    case 'backup':
+      return backupCommand(rest, loadConfig(), process.stdout);
+    case 'restore':
+      return restoreCommand(rest, loadConfig(), process.stdout);
     case 'config':
       return configCommand(rest, process.stdout);
     case 'migrate':

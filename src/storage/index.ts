@@ -10,6 +10,7 @@ export {
   type SchemaState,
   SchemaTooNewError,
 } from './schema.js';
+export { BackupError, backupSqlite, restoreSqlite, type SqliteCopyReport } from './sqlite/backup.js';
 export { Sqlite } from './sqlite/driver.js';
 export {
   type CategoryRepository,
