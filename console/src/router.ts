@@ -61,6 +61,8 @@ export function startRouting(): void {
     if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     const link = (event.target as Element | null)?.closest?.('a');
     if (!link || link.target || link.hasAttribute('download')) return;
+    // A link within the page (the skip link) is the browser's to follow: it moves focus there.
+    if (link.getAttribute('href')?.startsWith('#')) return;
     const url = new URL(link.href);
     if (
       url.origin !== window.location.origin ||

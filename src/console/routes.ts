@@ -11,10 +11,11 @@ export const CONSOLE_PATH = '/console';
 // The page links each asset with a digest of its bytes in the URL, so a cached copy can never be stale.
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-const ASSETS = [
-  { name: 'app.js', type: 'text/javascript; charset=utf-8' },
-  { name: 'app.css', type: 'text/css; charset=utf-8' },
-] as const;
+/** The two files of the built console, by the part of the page that links them. */
+const ASSETS = {
+  script: { name: 'app.js', type: 'text/javascript; charset=utf-8' },
+  styles: { name: 'app.css', type: 'text/css; charset=utf-8' },
+} as const;
 
 /**
  * A file of the built console, read once: it does not change while we run. `npm run build` puts it in
@@ -33,9 +34,11 @@ function readAsset(name: string) {
  * `/console/assets/`, from dist/console.
  */
 export function registerConsole(app: FastifyInstance, options: { version: string }): void {
-  const assets = ASSETS.map((asset) => ({ ...asset, ...readAsset(asset.name) }));
-  const [script, styles] = assets.map((asset) => `${CONSOLE_PATH}/assets/${asset.name}?v=${asset.digest}`);
-  const page = consolePage(options.version, { script: script ?? '', styles: styles ?? '' });
+  const script = { ...ASSETS.script, ...readAsset(ASSETS.script.name) };
+  const styles = { ...ASSETS.styles, ...readAsset(ASSETS.styles.name) };
+  const url = (asset: typeof script | typeof styles) =>
+    `${CONSOLE_PATH}/assets/${asset.name}?v=${asset.digest}`;
+  const page = consolePage(options.version, { script: url(script), styles: url(styles) });
 
   const sendPage = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply
@@ -50,7 +53,7 @@ export function registerConsole(app: FastifyInstance, options: { version: string
   app.get(CONSOLE_PATH, sendPage);
   app.get(`${CONSOLE_PATH}/*`, sendPage);
 
-  for (const asset of assets)
+  for (const asset of [script, styles])
     app.get(`${CONSOLE_PATH}/assets/${asset.name}`, async (request, reply) =>
       reply
         // Only the versioned URL is forever: the bare path names whichever bytes are installed now.

@@ -191,6 +191,9 @@ describe('the console in a real browser', () => {
     await h.page.keyboard.type(h.token);
     await h.page.keyboard.press('Enter');
     await heading('API keys');
+    await tabTo(h.page, 'Skip to content');
+    await h.page.keyboard.press('Enter');
+    assert.equal(await h.page.evaluate('document.activeElement.id'), 'main', 'the skip link moves focus');
     await tabTo(h.page, 'Create key');
     await h.page.keyboard.press('Enter');
     await tabTo(h.page, 'Name');

@@ -22,6 +22,10 @@ function filtersOf(search: string): Filters {
   return filters;
 }
 
+/**
+ * The filters as the URL has them: a new URL (Filter, Clear, back, forward) makes a new form (its `key`), and
+ * until then the fields are the reader's, so a page arriving while they type leaves their text alone.
+ */
 function FilterForm({ filters }: { filters: Filters }) {
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
@@ -43,20 +47,30 @@ function FilterForm({ filters }: { filters: Filters }) {
           id="filter-target"
           name="target"
           placeholder="key_… or a token id"
-          value={filters.target ?? ''}
+          defaultValue={filters.target ?? ''}
         />
       </div>
       <div>
         <label for="filter-actor">Actor</label>
-        <input id="filter-actor" name="actor" placeholder="a token id or cli" value={filters.actor ?? ''} />
+        <input
+          id="filter-actor"
+          name="actor"
+          placeholder="a token id or cli"
+          defaultValue={filters.actor ?? ''}
+        />
       </div>
       <div>
         <label for="filter-from">From (UTC)</label>
-        <input id="filter-from" name="from" type="datetime-local" value={toDateTimeInput(filters.from)} />
+        <input
+          id="filter-from"
+          name="from"
+          type="datetime-local"
+          defaultValue={toDateTimeInput(filters.from)}
+        />
       </div>
       <div>
         <label for="filter-to">To (UTC)</label>
-        <input id="filter-to" name="to" type="datetime-local" value={toDateTimeInput(filters.to)} />
+        <input id="filter-to" name="to" type="datetime-local" defaultValue={toDateTimeInput(filters.to)} />
       </div>
       <div class="actions">
         <button type="submit" class="button-primary">
