@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { HTTP_TIMEOUTS } from '../../src/app/timeouts.js';
+import { HTTP_TIMEOUTS } from '../../src/app/index.js';
 import { CLI } from '../support/process.js';
 import { tempDir } from '../support/server.js';
 
