@@ -3,10 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { printableUrl } from '../log/index.js';
-import { MIGRATIONS as POSTGRES_MIGRATIONS } from './postgres/migrations.js';
 import { createPostgresStorage } from './postgres/storage.js';
+import { SCHEMA_VERSION } from './schema.js';
 import { type Database, Sqlite, type Statement } from './sqlite/driver.js';
-import { MIGRATIONS as SQLITE_MIGRATIONS } from './sqlite/migrations.js';
 import { createSqliteStorage } from './sqlite/storage.js';
 import type { StorageConfig } from './types.js';
 
@@ -47,12 +46,6 @@ const TABLES: readonly TableSpec[] = [
 
 /** Tables that belong to the engine or to the migrations, never copied. */
 const NOT_DATA = new Set(['schema_migrations', 'sqlite_sequence', 'sqlite_stat1', 'sqlite_stat4']);
-
-/** The schema version this release serves: the last migration, the same on both backends. */
-export const CURRENT_SCHEMA = Math.max(
-  ...SQLITE_MIGRATIONS.map((migration) => migration.version),
-  ...POSTGRES_MIGRATIONS.map((migration) => migration.version),
-);
 
 /**
  * A value as both backends give it to the copy: integers as decimal text, text as it is, NULL as null. The
@@ -410,14 +403,14 @@ async function checkVersion(end: End, role: 'source' | 'target', config: Storage
   const version = await end.schemaVersion();
   const url = config.kind === 'sqlite' ? `sqlite:${config.file}` : printableUrl(config.url);
   if (version === null) throw new CopyError(`the ${role} ${end.where} holds no Pet Store schema`);
-  if (version < CURRENT_SCHEMA) {
+  if (version < SCHEMA_VERSION) {
     throw new CopyError(
-      `the ${role} ${end.where} is at schema version ${version}, this release's is ${CURRENT_SCHEMA}: migrate it first with DATABASE_URL=${url} petstore migrate`,
+      `the ${role} ${end.where} is at schema version ${version}, this release's is ${SCHEMA_VERSION}: migrate it first with DATABASE_URL=${url} petstore migrate`,
     );
   }
-  if (version > CURRENT_SCHEMA) {
+  if (version > SCHEMA_VERSION) {
     throw new CopyError(
-      `the ${role} ${end.where} is at schema version ${version}, newer than this release's ${CURRENT_SCHEMA}: copy it with the release that made it`,
+      `the ${role} ${end.where} is at schema version ${version}, newer than this release's ${SCHEMA_VERSION}: copy it with the release that made it`,
     );
   }
 }

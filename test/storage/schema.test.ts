@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { API_VERSION } from '../../src/contract/index.js';
-import { SCHEMA_VERSION } from '../../src/storage/index.js';
+import { OLDEST_RELEASE_SERVING, SCHEMA_VERSION } from '../../src/storage/index.js';
 import {
   migrate as migratePostgres,
   MIGRATIONS as POSTGRES_MIGRATIONS,
@@ -82,6 +82,14 @@ const BACKENDS: { name: string; make: (version: number) => Promise<Made> }[] = [
     },
   },
 ];
+
+test('every migration of both backends says the oldest release that serves it; the newest is SCHEMA_VERSION', () => {
+  for (const migrations of [SQLITE_MIGRATIONS, POSTGRES_MIGRATIONS]) {
+    const versions = migrations.map((migration) => migration.version);
+    assert.deepEqual(versions, Object.keys(OLDEST_RELEASE_SERVING).map(Number));
+    assert.equal(Math.max(...versions), SCHEMA_VERSION);
+  }
+});
 
 test('releases.json: the newest is this release at this schema; each earlier commit is in history at its schema', () => {
   const { releases } = JSON.parse(readFileSync(path.join(ROOT, 'releases.json'), 'utf8')) as {
