@@ -50,7 +50,9 @@ describe('npm pack, installed into a prefix, run from an empty directory', {
     const [manifest] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
     assert.ok(manifest !== undefined);
     files = manifest.files.map((file) => file.path);
-    // Dependencies from npm's cache, which `npm ci` filled: no network, about 15 s. Install scripts are skipped
+    // Dependencies from npm's cache where it has them (`npm ci` filled it with their tarballs), else from the
+    // registry: resolving the package's ranges needs each dependency's metadata, which `npm ci` never fetches,
+    // so a cache that only `npm ci` filled cannot serve `--offline`. About 15 s. Install scripts are skipped
     // because better-sqlite3's would compile SQLite for a minute; its addon is taken from the checkout instead,
     // built for this very Node by `npm ci`, once the versions are checked to be the same.
     await run(
@@ -59,7 +61,7 @@ describe('npm pack, installed into a prefix, run from an empty directory', {
         'install',
         '--prefix',
         prefix,
-        '--offline',
+        '--prefer-offline',
         '--no-audit',
         '--no-fund',
         '--ignore-scripts',
@@ -80,13 +82,16 @@ describe('npm pack, installed into a prefix, run from an empty directory', {
   });
   after(() => remove());
 
-  test('the tarball holds the build, the changelog and the contract, not the tests', () => {
+  test('the tarball holds the build, the changelog, the contract, the guides and deploy/, not the tests', () => {
     for (const file of [
       'dist/src/cli/main.js',
       'dist/src/app/index.js',
       'dist/src/client/index.js',
       'CHANGELOG.md',
       'package.json',
+      'deploy/petstore.service',
+      'deploy/Caddyfile',
+      'docs/production.md',
     ])
       assert.ok(files.includes(file), file);
     assert.ok(
@@ -130,6 +135,10 @@ describe('npm pack, installed into a prefix, run from an empty directory', {
           headers: { authorization: `Bearer ${created.key}` },
         });
         assert.equal(answer.status, 200, `${round}: ${server.output.join('\n')}`);
+        // The guides come with the package: the reference links them.
+        const guide = await fetch(`${server.url}/docs/guides/production`);
+        assert.equal(guide.status, 200);
+        assert.match(await guide.text(), /<h1 id="production">Production<\/h1>/);
       } finally {
         server.child.kill('SIGTERM');
         assert.deepEqual(await server.exited, { code: 0, signal: null }, round);
