@@ -13,7 +13,7 @@ const PLAIN_NAME = 'petstore_session';
 
 /**
  * Whether the browser reached us over HTTPS: directly, through a proxy `TRUST_PROXY` believes (Fastify reads
- * its `X-Forwarded-Proto`), or through a TLS front on this machine (such as the Caddy of the README), whose
+ * its `X-Forwarded-Proto`), or through a TLS front on this machine (such as the Caddy of docs/production.md), whose
  * `X-Forwarded-Proto` is believed from a loopback peer only.
  */
 export function overHttps(request: FastifyRequest): boolean {

@@ -10,7 +10,7 @@ the database as of one moment, with every create acknowledged before the command
 checked (PRAGMA integrity_check) before success is reported, readable by this user only, and written under a
 temporary name beside <file> then linked into place: an existing <file> is never overwritten, and a failed
 backup leaves nothing. Prints one line with the file, its size and its schema version; --json one object.
-PostgreSQL: use pg_dump (README.md, "Backups").
+PostgreSQL: use pg_dump (docs/upgrades-and-backups.md, "Backups").
 
 Reads:
 ${settingsHelp(STORAGE_SETTINGS)}`;
@@ -21,7 +21,7 @@ Replaces the SQLite database of DATABASE_URL with <file>, a backup made by 'pets
 service: refused while any server or command has the database open. <file> must pass SQLite's integrity
 check and hold a Pet Store schema this release serves (the rule 'serve' applies); it is copied beside the database,
 fsynced and renamed over it, and the old -wal and -shm are removed, so a refusal or a failure leaves the
-database as it was. <file> itself is not changed. PostgreSQL: use pg_restore (README.md, "Backups").
+database as it was. <file> itself is not changed. PostgreSQL: use pg_restore (docs/upgrades-and-backups.md, "Backups").
 
 Reads:
 ${settingsHelp(STORAGE_SETTINGS)}`;
@@ -40,7 +40,7 @@ function sqliteFile(config: Config, command: 'backup' | 'restore'): string {
   if (config.storage.kind === 'sqlite') return config.storage.file;
   const tool = command === 'backup' ? 'pg_dump -Fc' : 'pg_restore --clean --if-exists';
   throw new BackupError(
-    `${command} works on the SQLite file; DATABASE_URL names PostgreSQL: use ${tool} (README.md, "Backups")`,
+    `${command} works on the SQLite file; DATABASE_URL names PostgreSQL: use ${tool} (docs/upgrades-and-backups.md, "Backups")`,
   );
 }
 

@@ -14,7 +14,7 @@ ${settingsHelp(SETTING_NAMES)}
 
 The PETSTORE_CONFIG file may set plans.free, plans.pro, plans.business, anonymous, admin (each
 {"perMinute", "perDay"}), ban.after, ban.durationSeconds, deprecation.deprecatedAt, deprecation.sunsetAt,
-deprecation.link and domains (see README.md, "Configuration").`;
+deprecation.link and domains (see docs/configuration.md).`;
 
 /** `petstore config`: prints the settings in effect; returns the exit code. */
 export function configCommand(args: string[], out: NodeJS.WritableStream): number {

@@ -103,7 +103,7 @@ export function readConfigFile(file: string): { value: ConfigFile; problems: str
   return { value: problems.length === 0 ? (parsed as ConfigFile) : {}, problems };
 }
 
-/** A JSON pointer as the README names fields: `/plans/prro` is `plans.prro`. */
+/** A JSON pointer as the docs name fields: `/plans/prro` is `plans.prro`. */
 function fieldOf(pointer: string): string {
   return pointer.replace(/^\//, '').replaceAll('/', '.') || 'the file';
 }

@@ -340,7 +340,7 @@ export const NewDomain = Type.Object(
 
 const DomainStateSchema = stringEnum(
   ['pending', 'verified', 'active', 'misconfigured', 'certificate_failed'] as const,
-  { description: 'Where the domain stands: see the README, "Custom domains".' },
+  { description: 'Where the domain stands: see [Custom domains](/docs/guides/custom-domains#states).' },
 );
 
 export const Domain = Type.Object(

@@ -1,5 +1,5 @@
 /**
- * The versioning policy's gate (README, "Versioning policy"): which changes between a released document and
+ * The versioning policy's gate (docs/api.md, "Versioning policy"): which changes between a released document and
  * the one the code serves are breaking, and whether the policy allows each.
  *
  * Written here rather than taken from a contract-diff package: the maintained one on the npm registry

@@ -1,7 +1,7 @@
 import { NOTICE_DAYS } from './compatibility.js';
 
 /**
- * The versioning policy, as Markdown: the same text is in the README (test/contract/versioning.test.ts
+ * The versioning policy, as Markdown: the same text is in docs/api.md (test/contract/versioning.test.ts
  * holds them equal) and in the reference (`/docs`, "Versioning policy"). The gate in `npm test` enforces it
  * against the released document (`contract/openapi-1.0.0.json`).
  */

@@ -8,7 +8,7 @@ const DAY = 24 * HOUR;
 export const CERTIFICATE_GRACE_MS = 30 * MINUTE;
 
 /**
- * When a domain is checked again, by its state and how long it has been in it (README, "Re-checks"):
+ * When a domain is checked again, by its state and how long it has been in it (docs/custom-domains.md, "Re-checks"):
  * - pending or misconfigured: every minute for the first hour (DNS changes mostly land within minutes), every
  *   10 minutes until a day has passed, hourly until a week has, then daily;
  * - verified: every minute, to see the certificate as soon as it is served, for the 30 minutes it has;

@@ -2,7 +2,7 @@ import type { AuditEntry } from '../audit/index.js';
 import type { RedirectStatus } from './config.js';
 
 /**
- * Where a custom domain stands (README, "Custom domains"):
+ * Where a custom domain stands (docs/custom-domains.md, "States"):
  * - `pending`: added; its DNS is not right yet (or its ownership record is missing);
  * - `verified`: its DNS is right, no certificate for it is served yet;
  * - `active`: a certificate for it is served by the TLS front;

@@ -38,7 +38,7 @@ function isForwarded(request: FastifyRequest): boolean {
  * Whether a request comes from this machine and not through a proxy: the socket's address (never a
  * forwarding header) is loopback, and no header a proxy adds is present (`FORWARDING_HEADERS`). A proxy on
  * this host makes every client look local, so a forwarded request is never local, whatever `TRUST_PROXY`
- * says; a proxy that adds none of these must be told to (README, Operations).
+ * says; a proxy that adds none of these must be told to (docs/observability.md, "Metrics").
  */
 export function isLocalRequest(request: FastifyRequest): boolean {
   return isLoopbackAddress(request.socket.remoteAddress) && !isForwarded(request);

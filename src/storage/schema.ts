@@ -1,7 +1,7 @@
 import { API_VERSION } from '../contract/index.js';
 
 /**
- * The migration policy (README, "Upgrades"): expand, then contract a release later. A migration only adds
+ * The migration policy (docs/upgrades-and-backups.md, "Upgrades"): expand, then contract a release later. A migration only adds
  * what the release before it can ignore, or removes what the release before it no longer uses, so the
  * release before a schema always serves it, and instances of both can run side by side on one database
  * during a rolling upgrade. Each migration says the oldest release whose code serves a database with it

@@ -10,7 +10,7 @@ const OLDEST_MAJOR = 20;
 
 /**
  * Installed for the Nodes that can run it, beside an alias for the others: better-sqlite3 13 needs Node 22
- * (Node-API 10), and Node 20 loads better-sqlite3 12 (README, "Quick start").
+ * (Node-API 10), and Node 20 loads better-sqlite3 12 (docs/production.md, "Installing outside the checkout").
  */
 const FOR_NEWER_NODES = new Set(['node_modules/better-sqlite3']);
 

@@ -278,7 +278,7 @@ describe('petstore backup and restore (SQLite)', () => {
     const postgres = { DATABASE_URL: 'postgres://petstore@127.0.0.1:1/petstore' };
     assertRefused(
       await runCli(['backup', path.join(dir, 'pg.db')], postgres),
-      /use pg_dump -Fc \(README\.md, "Backups"\)/,
+      /use pg_dump -Fc \(docs\/upgrades-and-backups\.md, "Backups"\)/,
     );
     assertRefused(await runCli(['restore', backup], postgres), /use pg_restore --clean --if-exists/);
     assert.equal(existsSync(path.join(dir, 'pg.db')), false);
@@ -291,7 +291,7 @@ function pgTool(name: 'pg_dump' | 'pg_restore'): string {
   return existsSync(versioned) ? versioned : name;
 }
 
-describe('PostgreSQL: the README’s pg_dump / pg_restore round trip', () => {
+describe('PostgreSQL: the guide’s pg_dump / pg_restore round trip', () => {
   let postgres: PrivateServer;
   const { dir, remove } = tempDir('petstore-pgdump-');
   before(async () => {

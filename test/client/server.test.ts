@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-// Imported as users import it (the package's own `exports`), so the README's import line is what is tested.
+// Imported as users import it (the package's own `exports`), so the import line of docs/client.md is what is tested.
 import {
   AuthenticationError,
   createClient,

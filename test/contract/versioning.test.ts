@@ -103,13 +103,16 @@ describe('the versioning policy, enforced against the released contract', () => 
     );
   });
 
-  test('the policy and the changelog are in the reference, and the policy in the README as well', () => {
+  test('the policy and the changelog are in the reference, and the policy in the API guide as well', () => {
     assert.ok(served.info.description.includes(`## Versioning policy\n${VERSIONING_POLICY}`));
     // The newest entry first, as the changelog has it.
     assert.ok(
       served.info.description.includes(`## Changelog\n\n### ${served.info.version} `),
       'the changelog in the reference starts with the version the document says',
     );
-    assert.ok(read('README.md').includes(VERSIONING_POLICY), 'README, "Versioning policy", is the same text');
+    assert.ok(
+      read('docs/api.md').includes(VERSIONING_POLICY),
+      'docs/api.md, "Versioning policy", is the same text',
+    );
   });
 });

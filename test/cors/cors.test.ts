@@ -10,7 +10,7 @@ import { request, startTestServer, type TestServer } from '../support/server.js'
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
 
-/** Written out: the headers a browser client reads, which the README lists. */
+/** Written out: the headers a browser client reads, which docs/api.md lists. */
 const EXPOSED = [
   'x-ratelimit-limit',
   'x-ratelimit-remaining',

@@ -36,7 +36,7 @@ describe('deploy/petstore.service', () => {
     return values[0];
   };
 
-  test('runs node itself on the installed CLI, supervised and confined as the README says', () => {
+  test('runs node itself on the installed CLI, supervised and confined as docs/production.md says', () => {
     // node itself, not npm or a shell, so that SIGTERM reaches the server and its exit status reaches systemd.
     assert.match(
       one('ExecStart') ?? '',

@@ -27,7 +27,7 @@ for (const backend of BACKENDS) {
       return Number(found?.[1] ?? 0);
     };
 
-    test("the README's admin example, pasted: a token from the CLI, then a key from the API, each used at once", async () => {
+    test('the admin example of docs/keys-and-admin-api.md, pasted: a token from the CLI, then a key from the API, each used at once', async () => {
       const created = await runCli(['admin-tokens', 'create', '--name', 'signup', '--json'], server.env);
       assert.equal(created.code, 0, created.stderr);
       const { token } = JSON.parse(created.stdout) as { token: string };

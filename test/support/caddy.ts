@@ -19,7 +19,7 @@ export interface TestCaddy {
   stop(): Promise<void>;
 }
 
-/** The TLS front as shipped, which the README's Production section tells operators to install. */
+/** The TLS front as shipped, which docs/production.md tells operators to install. */
 export const SHIPPED_CADDYFILE = fileURLToPath(new URL('../../../deploy/Caddyfile', import.meta.url));
 
 /** The service's address in the shipped Caddyfile: its default HOST and PORT. */

@@ -222,8 +222,8 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
 }
 
 /**
- * One header of each kind a proxy adds when it forwards a request (README, "Operations": the rule of the
- * loopback-only routes), written out here so that the rule in the code is checked against the README's.
+ * One header of each kind a proxy adds when it forwards a request (docs/observability.md, "Metrics": the rule of the
+ * loopback-only routes), written out here so that the rule in the code is checked against the guide's.
  */
 export const FORWARDING_HEADERS: readonly [string, string][] = [
   ['forwarded', 'for=203.0.113.9'],

@@ -50,7 +50,7 @@ function buildPrevious(into: string): { release: Release; cli: string } {
 }
 
 /**
- * A rolling upgrade on PostgreSQL + Redis, as the README's policy promises it: the new release migrates the
+ * A rolling upgrade on PostgreSQL + Redis, as the migration policy (docs/upgrades-and-backups.md) promises it: the new release migrates the
  * database, the previous release keeps serving it beside the new one, and the old instance is drained and
  * stopped under traffic.
  */
