@@ -1,5 +1,6 @@
-// Builds the reference's two browser parts: the try-it panel that joins Redoc on /docs (try-it.js and .css)
-// and the key page at /docs/key (key.js and .css). It type-checks them (esbuild only strips types), bundles
+// Builds the reference's browser parts: the try-it panel that joins Redoc on /docs (try-it.js and .css), the
+// key page at /docs/key (key.js and .css) and the guides' stylesheet (guides.css; the server renders the
+// guides' Markdown itself). It type-checks them (esbuild only strips types), bundles
 // them minified into dist/reference, and prints their gzipped sizes. The server versions their URLs by digest,
 // so the names here stay fixed.
 import path from 'node:path';
@@ -14,6 +15,7 @@ await bundle({
   entryPoints: {
     'try-it': path.join(HERE, 'src', 'try-it', 'main.tsx'),
     key: path.join(HERE, 'src', 'key', 'main.tsx'),
+    guides: path.join(HERE, 'src', 'guides', 'guides.css'),
   },
-  files: ['try-it.js', 'try-it.css', 'key.js', 'key.css'],
+  files: ['try-it.js', 'try-it.css', 'key.js', 'key.css', 'guides.css'],
 });

@@ -17,7 +17,7 @@ import {
 } from '../admin/index.js';
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
 import type { Clock } from '../clock/index.js';
-import { type Config, packageFile } from '../config/index.js';
+import { type Config, packageBytes, packageFile } from '../config/index.js';
 import { CONSOLE_PATH, registerConsole } from '../console/index.js';
 import {
   ADMIN_API,
@@ -30,7 +30,7 @@ import {
   V1_API,
 } from '../contract/index.js';
 import { registerCors } from '../cors/index.js';
-import { registerDocs, withCodeSamples } from '../docs/index.js';
+import { GUIDES, guideUrl, registerDocs, withCodeSamples } from '../docs/index.js';
 import { type Domains, registerDomains } from '../domains/index.js';
 import { HEALTH_PATHS, type ReadinessCheck, registerHealth } from '../health/index.js';
 import {
@@ -371,6 +371,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
               rateLimit: config.rateLimit,
               deprecation: config.deprecation,
               changelog: packageFile('CHANGELOG.md'),
+              guides: GUIDES.map(({ slug, title, summary }) => ({ title, url: guideUrl(slug), summary })),
             }),
           ),
         ),
@@ -383,7 +384,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         document: json(buildAdminDocument({ rateLimit: config.rateLimit.admin })),
       },
     ],
-    packageFile,
+    packageBytes,
   );
   registerConsole(app, { version: API_VERSION });
   registerHealth(app, { checks: readinessChecks(deps), metrics });

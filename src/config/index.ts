@@ -15,7 +15,7 @@ import { defaultOf, descriptionOf, SETTING_NAMES, type Setting } from './setting
 
 export { DEFAULT_RATE_LIMIT_POLICY } from './defaults.js';
 export { readConfigFile } from './file.js';
-export { packageFile, packageVersion } from './package.js';
+export { packageBytes, packageFile, packageVersion } from './package.js';
 export { SETTING_NAMES, type Setting, STORAGE_SETTINGS, settingsHelp } from './settings.js';
 
 /** The public base URLs of the API, each ending in `/v1`, when configured. */

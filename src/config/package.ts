@@ -18,8 +18,13 @@ export function packageRoot(): string {
 
 /** A file of this package, such as CHANGELOG.md, as text; undefined when it is not there. */
 export function packageFile(name: string): string | undefined {
+  return packageBytes(name)?.toString('utf8');
+}
+
+/** A file of this package, such as `docs/console-domains.png`, as bytes; undefined when it is not there. */
+export function packageBytes(name: string): Buffer | undefined {
   const file = path.join(packageRoot(), name);
-  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  return existsSync(file) ? readFileSync(file) : undefined;
 }
 
 /** The version of this package, as `petstore --version` prints it. */

@@ -14,7 +14,8 @@ const count = (value: number) => value.toLocaleString('en-US');
 
 function description({ rateLimit }: AdminDocumentOptions): string {
   return `Manage the API keys of the [Pet Store API](/docs) from software: a signup flow that issues keys, a
-dashboard that shows their use, a security process that rotates and expires them.
+dashboard that shows their use, a security process that rotates and expires them. The guide [Keys, the admin
+API and the console](/docs/guides/keys-and-admin-api) tells the whole story, CLI and console included.
 
 ## Authentication
 Every operation requires an admin token sent as a bearer token: \`Authorization: Bearer <ADMIN_TOKEN>\`.

@@ -18,6 +18,8 @@ export interface DocumentOptions {
   deprecation: { deprecatedAt: Date; sunsetAt: Date; link: string };
   /** The changelog (CHANGELOG.md), shown in the reference; left out when it cannot be read. */
   changelog?: string | undefined;
+  /** The guides beside the reference, listed in its introduction; none when left out. */
+  guides?: readonly { title: string; url: string; summary: string }[];
 }
 
 /** Requests per UTC minute and per UTC day. */
@@ -64,10 +66,19 @@ function changelogSection(changelog: string | undefined): string {
   return `\n\n## Changelog\n\n${releases.replace(/^(#{2,5}) /gm, '#$1 ')}`;
 }
 
+/** The guides' section of the introduction: a link and a line for each. */
+function guidesSection(guides: DocumentOptions['guides']): string {
+  if (guides === undefined || guides.length === 0) return '';
+  return `\n\n## Guides\nHow to use the API and how to run the service, beside this reference:\n\n${guides
+    .map((guide) => `- [${guide.title}](${guide.url}): ${guide.summary}`)
+    .join('\n')}`;
+}
+
 function description(
   policy: RateLimitTable,
   deprecation: DocumentOptions['deprecation'],
   changelog: string | undefined,
+  guides: DocumentOptions['guides'],
 ): string {
   const { plans, anonymous, ban } = policy;
   const row = (plan: string, limits: { perMinute: number; perDay: number }) =>
@@ -83,7 +94,7 @@ expiry, windows, ban and recent usage. Keys are made and managed by operators, w
 
 On this page, **Try it** beside each operation sends it to this server with your key, which stays in this
 browser tab only; each operation has code samples in curl, JavaScript and Python. Your key's plan, limits and
-usage, and its rotation or revocation, are on [your key's page](/docs/key).
+usage, and its rotation or revocation, are on [your key's page](/docs/key).${guidesSection(guides)}
 
 ## Scopes
 A key may do what its scopes allow: ${SCOPES.map((scope) => `\`${scope}\``).join(', ')}; every one unless it
@@ -170,7 +181,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
     info: {
       title: 'Pet Store API',
       version: API_VERSION,
-      description: description(options.rateLimit, options.deprecation, options.changelog),
+      description: description(options.rateLimit, options.deprecation, options.changelog, options.guides),
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: serversOf(options.servers),

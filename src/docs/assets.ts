@@ -16,9 +16,9 @@ const SOURCE_MAP_COMMENT = /\n\/\/# sourceMappingURL=\S+\s*$/;
 const CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 const EMPTY_IMAGE = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/%3E";
 
-/** An asset of the given text, as UTF-8. */
-export function staticAsset(content: string): StaticAsset {
-  const body = Buffer.from(content);
+/** An asset of the given bytes, or of the given text as UTF-8. */
+export function staticAsset(content: string | Buffer): StaticAsset {
+  const body = typeof content === 'string' ? Buffer.from(content) : content;
   return { body, digest: createHash('sha256').update(body).digest('hex').slice(0, 16) };
 }
 

@@ -1,4 +1,14 @@
 export { type StaticAsset, staticAsset } from './assets.js';
+export {
+  GUIDE_PARTS,
+  GUIDES,
+  GUIDES_PATH,
+  type Guide,
+  guideHref,
+  guideUrl,
+  headingAnchors,
+  renderGuide,
+} from './guides.js';
 export { type PackageFiles, type Reference, registerDocs } from './routes.js';
 export {
   type CodeSample,

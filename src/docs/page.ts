@@ -129,3 +129,55 @@ export function keyPage(urls: { script: string; styles: string }): string {
 </html>
 `;
 }
+
+/**
+ * The guides' Content-Security-Policy: pages of text, so no script at all, and nothing from elsewhere (the
+ * `data:` image is the empty icon that keeps the browser from asking for `/favicon.ico`).
+ */
+export const GUIDES_CSP = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** What a guide page shows around its text. */
+export interface GuidePageParts {
+  /** The page's title, such as the guide's. */
+  title: string;
+  /** The page's text, as HTML. */
+  main: string;
+  /** The list of guides beside it, as HTML; none on the page that is that list. */
+  contents?: string;
+  /** The stylesheet's URL. */
+  styles: string;
+}
+
+/** The HTML of a page of `/docs/guides`: the site's links, the guides' list, and the text. */
+export function guidePage(parts: GuidePageParts): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(parts.title)} · Pet Store API guides</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${escapeHtml(parts.styles)}">
+</head>
+<body>
+<a class="skip" href="#text">Skip to the text</a>
+<header class="site">
+<a class="site-name" href="/docs/guides">Pet Store API guides</a>
+<nav aria-label="Site"><a href="/docs">API reference</a> <a href="/docs/admin">Admin API reference</a> <a href="/docs/key">Your key</a> <a href="/console">Console</a></nav>
+</header>
+<div class="layout">
+${parts.contents === undefined ? '' : `<nav class="contents" aria-label="Guides">\n${parts.contents}\n</nav>\n`}<main id="text">
+${parts.main}
+</main>
+</div>
+</body>
+</html>
+`;
+}

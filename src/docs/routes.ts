@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JSON_CONTENT_TYPE, notFound } from '../http/index.js';
 import { loadRedocBundle, type StaticAsset, staticAsset } from './assets.js';
-import { DOCS_CSP, docsPage, INIT_SCRIPT, KEY_PAGE_CSP, keyPage } from './page.js';
+import { GUIDE_IMAGE, GUIDE_PARTS, GUIDES, GUIDES_PATH, guideUrl, renderGuide } from './guides.js';
+import { DOCS_CSP, docsPage, GUIDES_CSP, guidePage, INIT_SCRIPT, KEY_PAGE_CSP, keyPage } from './page.js';
 
 /** One reference: a page that renders an OpenAPI document, and the document itself. */
 export interface Reference {
@@ -26,7 +27,7 @@ const CSS = 'text/css; charset=utf-8';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** Reads a file of the installed package by its path in it, such as `dist/reference/key.js`. */
-export type PackageFiles = (path: string) => string | undefined;
+export type PackageFiles = (path: string) => Buffer | undefined;
 
 /** A file of the reference's browser parts (`npm run build` makes dist/reference), read once. */
 function readAsset(files: PackageFiles, name: string): StaticAsset {
@@ -45,7 +46,8 @@ const htmlHeaders = (csp: string) => ({
  * Serves the published references, no credential needed: each OpenAPI document (`GET /openapi.json` for the
  * API, `GET /admin/openapi.json` for the admin API) and its HTML page (`/docs`, `/docs/admin`), where Redoc,
  * from the installed package, renders it; on `/docs` our try-it panel joins it. The reader's key page is at
- * `/docs/key`. The pages and their scripts come from this server only (`/docs/redoc.standalone.js`,
+ * `/docs/key`, and the guides, `docs/*.md` rendered, at `/docs/guides`. The pages and their scripts come from
+ * this server only (`/docs/redoc.standalone.js`,
  * `/docs/init.js`, `/docs/assets/…` from dist/reference), under a strict Content-Security-Policy.
  */
 export function registerDocs(
@@ -57,7 +59,7 @@ export function registerDocs(
     ['/docs/redoc.standalone.js', { asset: loadRedocBundle(), type: JAVASCRIPT }],
     ['/docs/init.js', { asset: staticAsset(INIT_SCRIPT), type: JAVASCRIPT }],
   ]);
-  for (const name of ['try-it.js', 'try-it.css', 'key.js', 'key.css'])
+  for (const name of ['try-it.js', 'try-it.css', 'key.js', 'key.css', 'guides.css'])
     assets.set(`/docs/assets/${name}`, {
       asset: readAsset(files, name),
       type: name.endsWith('.js') ? JAVASCRIPT : CSS,
@@ -88,6 +90,8 @@ export function registerDocs(
       .send(key),
   );
 
+  registerGuides(app, files, url('/docs/assets/guides.css'));
+
   for (const [path, { asset, type }] of assets) {
     app.get(path, async (request: FastifyRequest, reply: FastifyReply) =>
       reply
@@ -102,4 +106,64 @@ export function registerDocs(
   }
   // A missing asset is a 404, not a page: a script tag given HTML would fail in a confusing way.
   app.get('/docs/assets/*', notFound);
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+/** The guides by part, as HTML lists: short in the pages' contents, with summaries on the index. */
+function guideLists(current: string | undefined, withSummaries: boolean): string {
+  return Object.entries(GUIDE_PARTS)
+    .map(([part, heading]) => {
+      const items = GUIDES.filter((guide) => guide.part === part).map((guide) => {
+        const link = `<a href="${guideUrl(guide.slug)}"${guide.slug === current ? ' aria-current="page"' : ''}>${escapeHtml(guide.title)}</a>`;
+        return withSummaries ? `<dt>${link}</dt><dd>${escapeHtml(guide.summary)}</dd>` : `<li>${link}</li>`;
+      });
+      return withSummaries
+        ? `<h2>${escapeHtml(heading)}</h2>\n<dl class="guide-list">${items.join('')}</dl>`
+        : `<h2>${escapeHtml(heading)}</h2>\n<ul>${items.join('')}</ul>`;
+    })
+    .join('\n');
+}
+
+/**
+ * Serves the guides: `GET /docs/guides` lists them, `GET /docs/guides/<slug>` is `docs/<slug>.md` rendered
+ * (on its first request, then kept), and the images they show (`docs/*.png`) beside them. No script runs on these pages.
+ */
+function registerGuides(app: FastifyInstance, files: PackageFiles, styles: string): void {
+  const send = (reply: FastifyReply, html: string) =>
+    reply.headers(htmlHeaders(GUIDES_CSP)).type('text/html; charset=utf-8').send(html);
+  const slugs = new Set(GUIDES.map((guide) => guide.slug));
+  const index = guidePage({
+    title: 'Guides',
+    styles,
+    main: `<h1>Guides</h1>
+<p>How to use the Pet Store API and how to run it. The operations themselves are in the <a href="/docs">API reference</a>.</p>
+${guideLists(undefined, true)}`,
+  });
+  app.get(GUIDES_PATH, async (_request, reply) => send(reply, index));
+
+  const pages = new Map<string, string>();
+  const page = (slug: string): string | undefined => {
+    const cached = pages.get(slug);
+    if (cached !== undefined) return cached;
+    const guide = GUIDES.find((candidate) => candidate.slug === slug);
+    const markdown = guide === undefined ? undefined : files(`docs/${slug}.md`);
+    if (guide === undefined || markdown === undefined) return undefined;
+    const html = guidePage({
+      title: guide.title,
+      styles,
+      contents: guideLists(slug, false),
+      main: renderGuide(markdown.toString('utf8'), slugs),
+    });
+    pages.set(slug, html);
+    return html;
+  };
+  app.get(guideUrl(':name'), async (request, reply) => {
+    const { name } = request.params as { name: string };
+    const html = page(name);
+    if (html !== undefined) return send(reply, html);
+    const image = GUIDE_IMAGE.test(name) ? files(`docs/${name}`) : undefined;
+    if (image === undefined) return notFound(request, reply);
+    return reply.header('cache-control', 'no-cache').type('image/png').send(image);
+  });
 }

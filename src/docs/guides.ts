@@ -1,0 +1,183 @@
+import GithubSlugger from 'github-slugger';
+import { Marked, type Token, type Tokens } from 'marked';
+
+/** One guide: `docs/<slug>.md` in the package, served at `/docs/guides/<slug>`. */
+export interface Guide {
+  slug: string;
+  /** The file's own first heading (a test holds them equal). */
+  title: string;
+  /** One line for the lists of guides: the index page, `/docs` and the README. */
+  summary: string;
+  /** Whom it is for: people calling the API, or people running the service. */
+  part: 'using' | 'running' | 'working';
+}
+
+/** Where the guides are served. */
+export const GUIDES_PATH = '/docs/guides';
+
+/** Where one guide is served. */
+export const guideUrl = (slug: string) => `${GUIDES_PATH}/${slug}`;
+
+/** The guides, in the order the lists show them. Each is a file of `docs/`, and every such file is one. */
+export const GUIDES: readonly Guide[] = [
+  {
+    slug: 'api',
+    title: 'The API',
+    summary:
+      'Operations, idempotent retries, rate limits, errors, pagination, the versioning policy, browser clients.',
+    part: 'using',
+  },
+  {
+    slug: 'client',
+    title: 'The client',
+    summary: 'The typed TypeScript client, its retries and its errors.',
+    part: 'using',
+  },
+  {
+    slug: 'reference',
+    title: 'The reference: try it, code samples, your key',
+    summary: 'This reference, its Try it panel and code samples, and your key’s own page.',
+    part: 'using',
+  },
+  {
+    slug: 'configuration',
+    title: 'Configuration',
+    summary: 'Every setting, the config file, the data directory, the command line.',
+    part: 'running',
+  },
+  {
+    slug: 'keys-and-admin-api',
+    title: 'Keys, the admin API and the console',
+    summary: 'API keys, scopes, rotation and audit; the admin API; the console.',
+    part: 'running',
+  },
+  {
+    slug: 'custom-domains',
+    title: 'Custom domains',
+    summary: 'Publishing the reference at your own domains: states, checks, certificates with Caddy.',
+    part: 'running',
+  },
+  {
+    slug: 'scaling-out',
+    title: 'Scaling out',
+    summary: 'Moving from SQLite to PostgreSQL with petstore copy; many instances on PostgreSQL and Redis.',
+    part: 'running',
+  },
+  {
+    slug: 'production',
+    title: 'Production',
+    summary:
+      'The installed package, the systemd unit, the TLS front, PostgreSQL and Redis, backups, upgrades.',
+    part: 'running',
+  },
+  {
+    slug: 'observability',
+    title: 'Observability',
+    summary: 'Logs, the access log, metrics and tracing.',
+    part: 'running',
+  },
+  {
+    slug: 'upgrades-and-backups',
+    title: 'Upgrades and backups',
+    summary: 'Rolling upgrades under the migration policy; backups and restores on either backend.',
+    part: 'running',
+  },
+  {
+    slug: 'performance',
+    title: 'Durability and speed',
+    summary: 'What a 201 promises, and how the speed is measured.',
+    part: 'running',
+  },
+  {
+    slug: 'development',
+    title: 'Development',
+    summary: 'Commands, layout and tests, for working on the service itself.',
+    part: 'working',
+  },
+];
+
+/** The headings of the lists of guides, by part. */
+export const GUIDE_PARTS: Readonly<Record<Guide['part'], string>> = {
+  using: 'Using the API',
+  running: 'Running the service',
+  working: 'Working on it',
+};
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+/** The text a reader sees of some inline tokens: what a heading's anchor is made from. */
+function plainText(tokens: readonly Token[]): string {
+  return tokens
+    .map((token) =>
+      'tokens' in token && token.tokens !== undefined
+        ? plainText(token.tokens)
+        : 'text' in token
+          ? token.text
+          : '',
+    )
+    .join('');
+}
+
+/** The anchors of a Markdown file's headings, as GitHub makes them (repeats numbered `-1`, `-2`, ...). */
+export function headingAnchors(markdown: string): string[] {
+  const slugger = new GithubSlugger();
+  return new Marked()
+    .lexer(markdown)
+    .filter((token): token is Tokens.Heading => token.type === 'heading')
+    .map((heading) => slugger.slug(plainText(heading.tokens)));
+}
+
+/** An image of the guides: a plain file name in `docs/`, nothing above or beside it. */
+export const GUIDE_IMAGE = /^[a-z0-9-]+\.png$/;
+
+/**
+ * Where a link of a guide goes on the server. Another guide (`scaling-out.md#when-postgresql-fails`) becomes
+ * its page; the changelog the reference, which shows it; an anchor or an absolute URL stays as it is. A file of
+ * the repository that the server does not serve (`../deploy/Caddyfile`) has no address: undefined.
+ */
+export function guideHref(href: string, slugs: ReadonlySet<string>): string | undefined {
+  if (href.startsWith('#') || /^[a-z][a-z0-9+.-]*:/i.test(href)) return href;
+  const [file = '', fragment] = href.split('#', 2);
+  const slug = /^([a-z0-9-]+)\.md$/.exec(file)?.[1];
+  if (slug !== undefined && slugs.has(slug))
+    return `${guideUrl(slug)}${fragment === undefined ? '' : `#${fragment}`}`;
+  if (file === '../CHANGELOG.md') return '/docs';
+  if (file === '../README.md') return GUIDES_PATH;
+  return undefined;
+}
+
+/**
+ * Renders one guide's Markdown as its page's HTML: GitHub's heading anchors (so a link to
+ * `configuration.md#the-data-directory` lands on the same heading here as on GitHub), links made server paths
+ * by `guideHref` (a file the server does not serve keeps its text, unlinked), images served beside the pages.
+ */
+export function renderGuide(markdown: string, slugs: ReadonlySet<string>): string {
+  const slugger = new GithubSlugger();
+  const marked = new Marked({
+    gfm: true,
+    // What scrolls sideways on a narrow screen (code, tables) can be scrolled from the keyboard too.
+    hooks: {
+      postprocess: (html) =>
+        html
+          .replaceAll('<pre>', '<pre tabindex="0">')
+          .replaceAll('<table>', '<div class="wide" tabindex="0"><table>')
+          .replaceAll('</table>', '</table></div>'),
+    },
+    renderer: {
+      heading({ tokens, depth }) {
+        const id = slugger.slug(plainText(tokens));
+        return `<h${depth} id="${escapeHtml(id)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+      },
+      link({ href, tokens }) {
+        const text = this.parser.parseInline(tokens);
+        const target = guideHref(href, slugs);
+        return target === undefined ? text : `<a href="${escapeHtml(target)}">${text}</a>`;
+      },
+      image({ href, text }) {
+        if (!GUIDE_IMAGE.test(href)) return escapeHtml(text);
+        return `<img src="${GUIDES_PATH}/${escapeHtml(href)}" alt="${escapeHtml(text)}">`;
+      },
+    },
+  });
+  return marked.parse(markdown, { async: false });
+}
