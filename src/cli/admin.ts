@@ -2,7 +2,7 @@ import { createAdminTokenManager } from '../admin/index.js';
 import { type Config, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
 import { AUDIT_PAGE } from '../contract/index.js';
 import { KeyInputError } from '../keys/index.js';
-import { parseOptions, UsageError } from './args.js';
+import { type OptionSpec, parseOptions, UsageError } from './args.js';
 import { jsonLine, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
 
@@ -29,11 +29,22 @@ last id of the page before for the next.
 Reads:
 ${settingsHelp(STORAGE_SETTINGS)}`;
 
-const TOKEN_OPTIONS = {
+/** The options of each `admin-tokens` action: the grammar the parser uses and the docs are checked against. */
+export const ADMIN_TOKENS_OPTIONS = {
   create: { name: { type: 'string' }, json: { type: 'boolean' } },
   list: { json: { type: 'boolean' } },
   revoke: {},
-} as const;
+} as const satisfies Record<string, OptionSpec>;
+
+/** The options of `audit`'s one action, `list`. */
+export const AUDIT_OPTIONS = {
+  list: {
+    target: { type: 'string' },
+    after: { type: 'string' },
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+} as const satisfies Record<string, OptionSpec>;
 
 /** `petstore admin-tokens …`: returns the exit code. */
 export async function adminTokensCommand(
@@ -45,11 +56,11 @@ export async function adminTokensCommand(
   const [action, ...rest] = args;
   if (action === undefined)
     throw new UsageError('admin-tokens needs an action: create, list or revoke', 'admin-tokens');
-  if (!Object.hasOwn(TOKEN_OPTIONS, action))
+  if (!Object.hasOwn(ADMIN_TOKENS_OPTIONS, action))
     throw new UsageError(`unknown admin-tokens action: ${action}`, 'admin-tokens');
   const { values, positionals } = parseOptions(
     rest,
-    TOKEN_OPTIONS[action as keyof typeof TOKEN_OPTIONS],
+    ADMIN_TOKENS_OPTIONS[action as keyof typeof ADMIN_TOKENS_OPTIONS],
     'admin-tokens',
   );
   const json = (values as { json?: boolean }).json === true;
@@ -123,16 +134,7 @@ export async function auditCommand(
       'audit',
     );
   }
-  const { values, positionals } = parseOptions(
-    rest,
-    {
-      target: { type: 'string' },
-      after: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-    'audit',
-  );
+  const { values, positionals } = parseOptions(rest, AUDIT_OPTIONS.list, 'audit');
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'audit');
   for (const flag of ['after', 'limit'] as const) {
     const value = values[flag];

@@ -1,6 +1,6 @@
 import { type Config, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
 import { BackupError, backupSqlite, restoreSqlite, type SqliteCopyReport } from '../storage/index.js';
-import { parseOptions, UsageError } from './args.js';
+import { type OptionSpec, parseOptions, UsageError } from './args.js';
 import { jsonLine, printable } from './output.js';
 
 export const BACKUP_USAGE = `Usage: petstore backup <file> [--json]
@@ -26,9 +26,16 @@ database as it was. <file> itself is not changed. PostgreSQL: use pg_restore (do
 Reads:
 ${settingsHelp(STORAGE_SETTINGS)}`;
 
+/** The options of `petstore backup`. */
+export const BACKUP_OPTIONS = { json: { type: 'boolean' } } as const satisfies OptionSpec;
+
+/** The options of `petstore restore`: the same as backup's. */
+export const RESTORE_OPTIONS = BACKUP_OPTIONS;
+
 /** The command's one positional, the file. */
 function fileArgument(args: string[], command: 'backup' | 'restore') {
-  const { values, positionals } = parseOptions(args, { json: { type: 'boolean' } }, command);
+  const options = command === 'backup' ? BACKUP_OPTIONS : RESTORE_OPTIONS;
+  const { values, positionals } = parseOptions(args, options, command);
   const [file, ...extra] = positionals;
   if (file === undefined || file === '') throw new UsageError(`${command} needs a file`, command);
   if (extra.length > 0) throw new UsageError(`${command} takes one file: ${extra.join(' ')}`, command);

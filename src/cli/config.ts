@@ -1,6 +1,6 @@
 import { describeSettings, SETTING_NAMES, settingsHelp } from '../config/index.js';
 import { printableUrl } from '../log/index.js';
-import { parseOptions, UsageError } from './args.js';
+import { type OptionSpec, parseOptions, UsageError } from './args.js';
 import { jsonLine, printable } from './output.js';
 
 export const CONFIG_USAGE = `Usage: petstore config [--json]
@@ -16,9 +16,12 @@ The PETSTORE_CONFIG file may set plans.free, plans.pro, plans.business, anonymou
 {"perMinute", "perDay"}), ban.after, ban.durationSeconds, deprecation.deprecatedAt, deprecation.sunsetAt,
 deprecation.link and domains (see docs/configuration.md).`;
 
+/** The options of `petstore config`. */
+export const CONFIG_OPTIONS = { json: { type: 'boolean' } } as const satisfies OptionSpec;
+
 /** `petstore config`: prints the settings in effect; returns the exit code. */
 export function configCommand(args: string[], out: NodeJS.WritableStream): number {
-  const { values, positionals } = parseOptions(args, { json: { type: 'boolean' } }, 'config');
+  const { values, positionals } = parseOptions(args, CONFIG_OPTIONS, 'config');
   if (positionals.length > 0)
     throw new UsageError(`config takes no arguments: ${positionals.join(' ')}`, 'config');
   // Passwords in URLs never reach the terminal.

@@ -1,5 +1,5 @@
 import { type CopyReport, copyDatabase, type StorageConfig } from '../storage/index.js';
-import { parseOptions, UsageError } from './args.js';
+import { type OptionSpec, parseOptions, UsageError } from './args.js';
 import { jsonLine } from './output.js';
 
 export const COPY_USAGE = `Usage: petstore copy --from <DATABASE_URL> --to <DATABASE_URL> [--json]
@@ -14,6 +14,13 @@ schema (run 'petstore migrate' on it first). Progress goes to stderr. The copy i
 target, committed only after every table's row count and SHA-256 checksum match the source's: a copy that
 fails leaves the target empty. Generated ids continue above the copied ones.`;
 
+/** The options of `petstore copy`. */
+export const COPY_OPTIONS = {
+  from: { type: 'string' },
+  to: { type: 'string' },
+  json: { type: 'boolean' },
+} as const satisfies OptionSpec;
+
 /** `petstore copy`: returns the exit code. `storageOf` turns a URL into the storage it names. */
 export async function copyCommand(
   args: string[],
@@ -21,11 +28,7 @@ export async function copyCommand(
   out: NodeJS.WritableStream,
   err: NodeJS.WritableStream,
 ): Promise<number> {
-  const { values, positionals } = parseOptions(
-    args,
-    { from: { type: 'string' }, to: { type: 'string' }, json: { type: 'boolean' } },
-    'copy',
-  );
+  const { values, positionals } = parseOptions(args, COPY_OPTIONS, 'copy');
   if (positionals.length > 0)
     throw new UsageError(`copy takes no arguments: ${positionals.join(' ')}`, 'copy');
   if (values.from === undefined || values.to === undefined) {

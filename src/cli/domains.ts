@@ -17,7 +17,7 @@ import {
   verifyDomain,
   verifyWithRetries,
 } from '../domains/index.js';
-import { parseOptions, UsageError } from './args.js';
+import { type OptionSpec, parseOptions, UsageError } from './args.js';
 import { jsonLine, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
 
@@ -52,6 +52,32 @@ ${settingsHelp([
   'PETSTORE_PRODUCTION_URL',
   'PETSTORE_STAGING_URL',
 ])}`;
+
+/**
+ * The options of each `domains` action: the grammar the parsers use and the docs are checked against.
+ * verify's `--wait` takes an optional value, which parseOptions cannot express: takeWait reads it first,
+ * and parseOptions gets the rest of verify's options (VERIFY_PARSED).
+ */
+export const DOMAINS_OPTIONS = {
+  add: {
+    primary: { type: 'boolean' },
+    'redirect-to': { type: 'string' },
+    status: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  list: { json: { type: 'boolean' } },
+  status: { json: { type: 'boolean' } },
+  verify: {
+    target: { type: 'string' },
+    resolver: { type: 'string' },
+    ca: { type: 'string' },
+    wait: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  remove: { json: { type: 'boolean' } },
+} as const satisfies Record<string, OptionSpec>;
+
+const { wait: _wait, ...VERIFY_PARSED } = DOMAINS_OPTIONS.verify;
 
 /** `--wait` without seconds waits this long: DNS changes usually propagate within minutes. */
 const DEFAULT_WAIT_SECONDS = 300;
@@ -143,16 +169,7 @@ function describe(view: ReturnType<DomainManager['view']>, out: NodeJS.WritableS
 }
 
 function parseAddArgs(args: string[]) {
-  const { values, positionals } = parseOptions(
-    args,
-    {
-      primary: { type: 'boolean' },
-      'redirect-to': { type: 'string' },
-      status: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-    'domains',
-  );
+  const { values, positionals } = parseOptions(args, DOMAINS_OPTIONS.add, 'domains');
   if (positionals.length !== 1) throw new UsageError('domains add takes exactly one domain', 'domains');
   const status = values.status;
   if (status !== undefined && !/^\d{3}$/.test(status)) {
@@ -175,8 +192,8 @@ function parseAddArgs(args: string[]) {
 }
 
 /** One domain argument and `--json`, for list, status and remove. */
-function parseNamed(action: string, args: string[], takesName: boolean) {
-  const { values, positionals } = parseOptions(args, { json: { type: 'boolean' } }, 'domains');
+function parseNamed(action: 'list' | 'status' | 'remove', args: string[], takesName: boolean) {
+  const { values, positionals } = parseOptions(args, DOMAINS_OPTIONS[action], 'domains');
   if (positionals.length !== (takesName ? 1 : 0)) {
     throw new UsageError(
       `domains ${action} takes ${takesName ? 'exactly one domain' : 'no domain'}`,
@@ -188,16 +205,7 @@ function parseNamed(action: string, args: string[], takesName: boolean) {
 
 function parseVerifyArgs(args: string[]) {
   const { rest, waitSeconds } = takeWait(args);
-  const { values, positionals } = parseOptions(
-    rest,
-    {
-      target: { type: 'string' },
-      resolver: { type: 'string' },
-      ca: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-    'domains',
-  );
+  const { values, positionals } = parseOptions(rest, VERIFY_PARSED, 'domains');
   if (positionals.length !== 1) throw new UsageError('domains verify takes exactly one domain', 'domains');
   return {
     json: values.json === true,
@@ -209,7 +217,8 @@ function parseVerifyArgs(args: string[]) {
   };
 }
 
-const ACTIONS = ['add', 'list', 'status', 'verify', 'remove'];
+type Action = keyof typeof DOMAINS_OPTIONS;
+const ACTIONS = Object.keys(DOMAINS_OPTIONS);
 
 /** `petstore domains …`: returns the exit code. */
 export async function domainsCommand(
@@ -229,7 +238,7 @@ export async function domainsCommand(
   const parsed = {
     add: () => parseAddArgs(rest),
     verify: () => parseVerifyArgs(rest),
-    other: () => parseNamed(action, rest, action !== 'list'),
+    other: () => parseNamed(action as Exclude<Action, 'add' | 'verify'>, rest, action !== 'list'),
   };
   const add = action === 'add' ? parsed.add() : undefined;
   const verify = action === 'verify' ? parsed.verify() : undefined;

@@ -15,7 +15,7 @@ import {
   type Plan,
 } from '../keys/index.js';
 import { limitsFor } from '../ratelimit/index.js';
-import { parseOptions, UsageError } from './args.js';
+import { type OptionSpec, parseOptions, UsageError } from './args.js';
 import { parseDuration } from './duration.js';
 import { jsonLine, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
@@ -42,7 +42,8 @@ The commands use the database a server made (DATABASE_URL) and never create one;
 Reads:
 ${settingsHelp([...STORAGE_SETTINGS, 'PETSTORE_ENV'])}`;
 
-const OPTIONS = {
+/** The options of each `keys` action: the grammar the parser uses and the docs are checked against. */
+export const KEYS_OPTIONS = {
   create: {
     plan: { type: 'string' },
     name: { type: 'string' },
@@ -59,9 +60,9 @@ const OPTIONS = {
   expire: {},
   revoke: {},
   unban: {},
-} as const;
+} as const satisfies Record<string, OptionSpec>;
 
-type Action = keyof typeof OPTIONS;
+type Action = keyof typeof KEYS_OPTIONS;
 
 function positiveInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -123,8 +124,8 @@ export async function keysCommand(
   if (action === undefined) {
     throw new UsageError('keys needs an action: create, list, show, rotate, expire, revoke or unban', 'keys');
   }
-  if (!Object.hasOwn(OPTIONS, action)) throw new UsageError(`unknown keys action: ${action}`, 'keys');
-  const { values, positionals } = parseOptions(rest, OPTIONS[action as Action], 'keys');
+  if (!Object.hasOwn(KEYS_OPTIONS, action)) throw new UsageError(`unknown keys action: ${action}`, 'keys');
+  const { values, positionals } = parseOptions(rest, KEYS_OPTIONS[action as Action], 'keys');
   const json = (values as { json?: boolean }).json === true;
   const view = (record: ApiKeyRecord) => keyView(record, Date.now(), limitsFor(config.rateLimit, record));
   const notFound = (id: string) => {

@@ -2,26 +2,17 @@
 // The flag: on Node 20, a server whose young generation stays at V8's default size can settle into a state
 // where scavenges copy most of each turn's objects: about 1.7x the CPU per request on the category list, in
 // 4 of 6 fresh processes here, against none of 5 with 32 MiB semi-spaces (docs/performance.md).
-import { ConfigError, loadConfig, packageVersion, SETTING_NAMES, settingsHelp } from '../config/index.js';
-import { ADMIN_TOKENS_USAGE, AUDIT_USAGE, adminTokensCommand, auditCommand } from './admin.js';
+import { ConfigError, loadConfig, packageVersion } from '../config/index.js';
+import { adminTokensCommand, auditCommand } from './admin.js';
 import { UsageError, wantsHelp } from './args.js';
-import { BACKUP_USAGE, backupCommand, RESTORE_USAGE, restoreCommand } from './backup.js';
-import { CONFIG_USAGE, configCommand } from './config.js';
-import { COPY_USAGE, copyCommand } from './copy.js';
-import { DOMAINS_USAGE, domainsCommand } from './domains.js';
-import { KEYS_USAGE, keysCommand } from './keys.js';
-import { MIGRATE_USAGE, migrateCommand } from './migrate.js';
+import { backupCommand, restoreCommand } from './backup.js';
+import { commandNamed } from './commands.js';
+import { configCommand } from './config.js';
+import { copyCommand } from './copy.js';
+import { domainsCommand } from './domains.js';
+import { keysCommand } from './keys.js';
+import { migrateCommand } from './migrate.js';
 import { serve } from './serve.js';
-
-const SERVE_USAGE = `Usage: petstore serve
-
-Starts the HTTP API (the default command) and serves until SIGTERM or SIGINT, which drain it. With
-DATABASE_URL unset the data is in petstore.db in the data directory, created on the first start with one API
-key, shown once (on the terminal, or in first-api-key.txt there). 'petstore config' prints every setting in
-effect and where it comes from.
-
-Reads:
-${settingsHelp(SETTING_NAMES)}`;
 
 const USAGE = `Usage: petstore <command> [--help]
 
@@ -42,19 +33,6 @@ Commands:
 Run 'petstore <command> --help' for a command's usage.
 `;
 
-const COMMAND_USAGE: Record<string, string> = {
-  serve: SERVE_USAGE,
-  migrate: MIGRATE_USAGE,
-  keys: KEYS_USAGE,
-  'admin-tokens': ADMIN_TOKENS_USAGE,
-  audit: AUDIT_USAGE,
-  config: CONFIG_USAGE,
-  copy: COPY_USAGE,
-  domains: DOMAINS_USAGE,
-  backup: BACKUP_USAGE,
-  restore: RESTORE_USAGE,
-};
-
 /** Exit codes: 0 success, 1 failure at run time (including bad configuration), 2 wrong arguments. */
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
@@ -64,12 +42,12 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'help' || command === '--help' || command === '-h') {
     const topic = rest[0];
-    if (topic !== undefined && COMMAND_USAGE[topic] === undefined)
-      throw new UsageError(`unknown command: ${topic}`);
-    process.stdout.write(topic === undefined ? USAGE : `${COMMAND_USAGE[topic]}\n`);
+    const shown = topic === undefined ? undefined : commandNamed(topic);
+    if (topic !== undefined && shown === undefined) throw new UsageError(`unknown command: ${topic}`);
+    process.stdout.write(shown === undefined ? USAGE : `${shown.usage}\n`);
     return 0;
   }
-  const usage = COMMAND_USAGE[command];
+  const usage = commandNamed(command)?.usage;
   if (usage === undefined) throw new UsageError(`unknown command: ${command}`);
   if (wantsHelp(rest)) {
     process.stdout.write(`${usage}\n`);

@@ -6,7 +6,7 @@ import {
   SCHEMA_VERSION,
   StorageNotFoundError,
 } from '../storage/index.js';
-import { parseOptions, UsageError } from './args.js';
+import { type OptionSpec, parseOptions, UsageError } from './args.js';
 
 export const MIGRATE_USAGE = `Usage: petstore migrate [--check]
 
@@ -21,6 +21,9 @@ gets the createdb command to run instead. A server never creates a PostgreSQL da
 
 Reads:
 ${settingsHelp(STORAGE_SETTINGS)}`;
+
+/** The options of `petstore migrate`. */
+export const MIGRATE_OPTIONS = { check: { type: 'boolean' } } as const satisfies OptionSpec;
 
 /** The releases of `releases.json`, shipped beside CHANGELOG.md. */
 interface Release {
@@ -40,7 +43,7 @@ export async function migrateCommand(
   config: Config,
   out: NodeJS.WritableStream,
 ): Promise<number> {
-  const { values, positionals } = parseOptions(args, { check: { type: 'boolean' } }, 'migrate');
+  const { values, positionals } = parseOptions(args, MIGRATE_OPTIONS, 'migrate');
   if (positionals.length > 0)
     throw new UsageError(`migrate takes no arguments: ${positionals.join(' ')}`, 'migrate');
   if (values.check !== true) {
