@@ -127,6 +127,12 @@ export function headingAnchors(markdown: string): string[] {
     .map((heading) => slugger.slug(plainText(heading.tokens)));
 }
 
+/** A guide rendered: its HTML, and its sections (the second-level headings) for the list beside it. */
+export interface RenderedGuide {
+  html: string;
+  sections: { id: string; title: string }[];
+}
+
 /** An image of the guides: a plain file name in `docs/`, nothing above or beside it. */
 export const GUIDE_IMAGE = /^[a-z0-9-]+\.png$/;
 
@@ -149,10 +155,12 @@ export function guideHref(href: string, slugs: ReadonlySet<string>): string | un
 /**
  * Renders one guide's Markdown as its page's HTML: GitHub's heading anchors (so a link to
  * `configuration.md#the-data-directory` lands on the same heading here as on GitHub), links made server paths
- * by `guideHref` (a file the server does not serve keeps its text, unlinked), images served beside the pages.
+ * by `guideHref` (a file the server does not serve keeps its text, unlinked), images served beside the pages;
+ * and lists its sections.
  */
-export function renderGuide(markdown: string, slugs: ReadonlySet<string>): string {
+export function renderGuide(markdown: string, slugs: ReadonlySet<string>): RenderedGuide {
   const slugger = new GithubSlugger();
+  const sections: RenderedGuide['sections'] = [];
   const marked = new Marked({
     gfm: true,
     // What scrolls sideways on a narrow screen (code, tables) can be scrolled from the keyboard too.
@@ -166,6 +174,7 @@ export function renderGuide(markdown: string, slugs: ReadonlySet<string>): strin
     renderer: {
       heading({ tokens, depth }) {
         const id = slugger.slug(plainText(tokens));
+        if (depth === 2) sections.push({ id, title: plainText(tokens) });
         return `<h${depth} id="${escapeHtml(id)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
       },
       link({ href, tokens }) {
@@ -179,5 +188,5 @@ export function renderGuide(markdown: string, slugs: ReadonlySet<string>): strin
       },
     },
   });
-  return marked.parse(markdown, { async: false });
+  return { html: marked.parse(markdown, { async: false }), sections };
 }

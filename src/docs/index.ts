@@ -7,6 +7,7 @@ export {
   guideHref,
   guideUrl,
   headingAnchors,
+  type RenderedGuide,
   renderGuide,
 } from './guides.js';
 export { type PackageFiles, type Reference, registerDocs } from './routes.js';

@@ -155,6 +155,21 @@ export interface GuidePageParts {
   styles: string;
 }
 
+/**
+ * The list of guides beside the text on a wide screen; on a narrow one (the stylesheet shows one of the two)
+ * a disclosure above it, closed, so that the text comes first.
+ */
+const contentsOf = (contents: string) => `<nav class="contents guide-nav" aria-label="Guides">
+${contents}
+</nav>
+<details class="contents-menu">
+<summary>Guides</summary>
+<nav class="guide-nav" aria-label="Guides">
+${contents}
+</nav>
+</details>
+`;
+
 /** The HTML of a page of `/docs/guides`: the site's links, the guides' list, and the text. */
 export function guidePage(parts: GuidePageParts): string {
   return `<!doctype html>
@@ -173,7 +188,7 @@ export function guidePage(parts: GuidePageParts): string {
 <nav aria-label="Site"><a href="/docs">API reference</a> <a href="/docs/admin">Admin API reference</a> <a href="/docs/key">Your key</a> <a href="/console">Console</a></nav>
 </header>
 <div class="layout">
-${parts.contents === undefined ? '' : `<nav class="contents" aria-label="Guides">\n${parts.contents}\n</nav>\n`}<main id="text">
+${parts.contents === undefined ? '' : contentsOf(parts.contents)}<main id="text">
 ${parts.main}
 </main>
 </div>

@@ -1,7 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JSON_CONTENT_TYPE, notFound } from '../http/index.js';
 import { loadRedocBundle, type StaticAsset, staticAsset } from './assets.js';
-import { GUIDE_IMAGE, GUIDE_PARTS, GUIDES, GUIDES_PATH, guideUrl, renderGuide } from './guides.js';
+import {
+  GUIDE_IMAGE,
+  GUIDE_PARTS,
+  GUIDES,
+  GUIDES_PATH,
+  type Guide,
+  guideUrl,
+  type RenderedGuide,
+  renderGuide,
+} from './guides.js';
 import { DOCS_CSP, docsPage, GUIDES_CSP, guidePage, INIT_SCRIPT, KEY_PAGE_CSP, keyPage } from './page.js';
 
 /** One reference: a page that renders an OpenAPI document, and the document itself. */
@@ -110,20 +119,37 @@ export function registerDocs(
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
-/** The guides by part, as HTML lists: short in the pages' contents, with summaries on the index. */
-function guideLists(current: string | undefined, withSummaries: boolean): string {
+/** The guides by part, as HTML: each part's heading, then its guides, each as `item` writes it. */
+function byPart(list: (items: string) => string, item: (guide: Guide) => string): string {
   return Object.entries(GUIDE_PARTS)
     .map(([part, heading]) => {
-      const items = GUIDES.filter((guide) => guide.part === part).map((guide) => {
-        const link = `<a href="${guideUrl(guide.slug)}"${guide.slug === current ? ' aria-current="page"' : ''}>${escapeHtml(guide.title)}</a>`;
-        return withSummaries ? `<dt>${link}</dt><dd>${escapeHtml(guide.summary)}</dd>` : `<li>${link}</li>`;
-      });
-      return withSummaries
-        ? `<h2>${escapeHtml(heading)}</h2>\n<dl class="guide-list">${items.join('')}</dl>`
-        : `<h2>${escapeHtml(heading)}</h2>\n<ul>${items.join('')}</ul>`;
+      const items = GUIDES.filter((guide) => guide.part === part).map(item);
+      return `<h2>${escapeHtml(heading)}</h2>\n${list(items.join(''))}`;
     })
     .join('\n');
 }
+
+/** The index's list: every guide with its summary. */
+const guideIndex = () =>
+  byPart(
+    (items) => `<dl class="guide-list">${items}</dl>`,
+    (guide) =>
+      `<dt><a href="${guideUrl(guide.slug)}">${escapeHtml(guide.title)}</a></dt><dd>${escapeHtml(guide.summary)}</dd>`,
+  );
+
+/** The list beside a guide: every guide, the current one marked and followed by its sections. */
+const guideContents = (current: string, sections: RenderedGuide['sections']) =>
+  byPart(
+    (items) => `<ul>${items}</ul>`,
+    (guide) => {
+      if (guide.slug !== current)
+        return `<li><a href="${guideUrl(guide.slug)}">${escapeHtml(guide.title)}</a></li>`;
+      const within = sections.map(
+        (section) => `<li><a href="#${escapeHtml(section.id)}">${escapeHtml(section.title)}</a></li>`,
+      );
+      return `<li><a href="${guideUrl(guide.slug)}" aria-current="page">${escapeHtml(guide.title)}</a>${within.length > 0 ? `<ul class="sections">${within.join('')}</ul>` : ''}</li>`;
+    },
+  );
 
 /**
  * Serves the guides: `GET /docs/guides` lists them, `GET /docs/guides/<slug>` is `docs/<slug>.md` rendered
@@ -138,7 +164,7 @@ function registerGuides(app: FastifyInstance, files: PackageFiles, styles: strin
     styles,
     main: `<h1>Guides</h1>
 <p>How to use the Pet Store API and how to run it. The operations themselves are in the <a href="/docs">API reference</a>.</p>
-${guideLists(undefined, true)}`,
+${guideIndex()}`,
   });
   app.get(GUIDES_PATH, async (_request, reply) => send(reply, index));
 
@@ -149,11 +175,12 @@ ${guideLists(undefined, true)}`,
     const guide = GUIDES.find((candidate) => candidate.slug === slug);
     const markdown = guide === undefined ? undefined : files(`docs/${slug}.md`);
     if (guide === undefined || markdown === undefined) return undefined;
+    const rendered = renderGuide(markdown.toString('utf8'), slugs);
     const html = guidePage({
       title: guide.title,
       styles,
-      contents: guideLists(slug, false),
-      main: renderGuide(markdown.toString('utf8'), slugs),
+      contents: guideContents(slug, rendered.sections),
+      main: rendered.html,
     });
     pages.set(slug, html);
     return html;

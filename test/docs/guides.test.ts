@@ -100,10 +100,11 @@ describe('the guides as files', () => {
     assert.equal(guideHref('../CHANGELOG.md', slugs), '/docs');
     assert.equal(guideHref('other.md', slugs), undefined);
     assert.equal(guideHref('../deploy/Caddyfile', slugs), undefined);
-    const html = renderGuide(
-      '# T\n\n## T\n\nSee [the file](../deploy/Caddyfile) and [out](scaling-out.md).\n',
+    const { html, sections } = renderGuide(
+      '# T\n\n## T\n\nSee [the file](../deploy/Caddyfile) and [out](scaling-out.md).\n\n### Deeper\n',
       slugs,
     );
+    assert.deepEqual(sections, [{ id: 't-1', title: 'T' }], 'the second-level headings, for the contents');
     assert.match(html, /<h1 id="t">T<\/h1>\n<h2 id="t-1">T<\/h2>/);
     assert.match(html, /See the file and <a href="\/docs\/guides\/scaling-out">out<\/a>\./);
   });
