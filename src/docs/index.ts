@@ -6,9 +6,6 @@ export {
   type Guide,
   guideHref,
   guideUrl,
-  headingAnchors,
-  type RenderedGuide,
-  renderGuide,
 } from './guides.js';
 export { type PackageFiles, type Reference, registerDocs } from './routes.js';
 export {

@@ -1,17 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JSON_CONTENT_TYPE, notFound } from '../http/index.js';
 import { loadRedocBundle, type StaticAsset, staticAsset } from './assets.js';
-import {
-  GUIDE_IMAGE,
-  GUIDE_PARTS,
-  GUIDES,
-  GUIDES_PATH,
-  type Guide,
-  guideUrl,
-  type RenderedGuide,
-  renderGuide,
-} from './guides.js';
+import { GUIDE_IMAGE, GUIDE_PARTS, GUIDES, GUIDES_PATH, type Guide, guideUrl } from './guides.js';
 import { DOCS_CSP, docsPage, GUIDES_CSP, guidePage, INIT_SCRIPT, KEY_PAGE_CSP, keyPage } from './page.js';
+import type { RenderedGuide } from './render.js';
 
 /** One reference: a page that renders an OpenAPI document, and the document itself. */
 export interface Reference {
@@ -169,12 +161,13 @@ ${guideIndex()}`,
   app.get(GUIDES_PATH, async (_request, reply) => send(reply, index));
 
   const pages = new Map<string, string>();
-  const page = (slug: string): string | undefined => {
+  const page = async (slug: string): Promise<string | undefined> => {
     const cached = pages.get(slug);
     if (cached !== undefined) return cached;
     const guide = GUIDES.find((candidate) => candidate.slug === slug);
     const markdown = guide === undefined ? undefined : files(`docs/${slug}.md`);
     if (guide === undefined || markdown === undefined) return undefined;
+    const { renderGuide } = await import('./render.js');
     const rendered = renderGuide(markdown.toString('utf8'), slugs);
     const html = guidePage({
       title: guide.title,
@@ -187,7 +180,7 @@ ${guideIndex()}`,
   };
   app.get(guideUrl(':name'), async (request, reply) => {
     const { name } = request.params as { name: string };
-    const html = page(name);
+    const html = await page(name);
     if (html !== undefined) return send(reply, html);
     const image = GUIDE_IMAGE.test(name) ? files(`docs/${name}`) : undefined;
     if (image === undefined) return notFound(request, reply);

@@ -3,14 +3,8 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import {
-  GUIDES,
-  GUIDES_PATH,
-  guideHref,
-  guideUrl,
-  headingAnchors,
-  renderGuide,
-} from '../../src/docs/index.js';
+import { GUIDES, GUIDES_PATH, guideHref, guideUrl } from '../../src/docs/index.js';
+import { headingAnchors, renderGuide } from '../../src/docs/render.js';
 import { assertAccessible } from '../console/harness.js';
 import { ARTIFACTS, launchBrowser, watch } from '../support/browser.js';
 import { documentation, linksOf, type MarkdownFile, REPOSITORY } from '../support/markdown.js';
