@@ -112,6 +112,7 @@ function Shell() {
       </main>
       <footer class="footer">
         <span>Pet Store API {VERSION}</span>
+        <a href="/docs/guides/keys-and-admin-api#console">The console’s guide</a>
         {session.value && <span>Signed in with the admin token {session.value.tokenName}</span>}
       </footer>
     </>

@@ -92,6 +92,12 @@ describe('the console in a real browser', () => {
       await shownText(h.page, 'footer'),
       new RegExp(`Pet Store API ${API_VERSION.replaceAll('.', '\\.')}`),
     );
+    // The footer links the console's guide, which the server serves.
+    const guide = await h.page.locator('footer a').getAttribute('href');
+    assert.equal(guide, '/docs/guides/keys-and-admin-api#console');
+    const answer = await fetch(new URL(guide, h.page.url()));
+    assert.equal(answer.status, 200);
+    assert.match(await answer.text(), /<h2 id="console">Console<\/h2>/);
   });
 
   test('the nav, back and forward, and a reload of a linked page', async () => {
