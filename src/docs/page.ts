@@ -28,7 +28,9 @@ export interface PageUrls {
   tryIt?: { script: string; styles: string };
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+/** Text made safe inside HTML, in text and in quoted attributes alike. */
+export const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 /**
  * The HTML of the reference page: an empty root that `INIT_SCRIPT` fills with Redoc. The icon is an empty

@@ -1,11 +1,10 @@
 import GithubSlugger from 'github-slugger';
 import { Marked, type Token, type Tokens } from 'marked';
 import { GUIDE_IMAGE, GUIDES_PATH, guideHref } from './guides.js';
+import { escapeHtml } from './page.js';
 
 // Loaded on the first request for a guide, not at start: marked and its slugger cost every process about
 // 20 ms to import, and most processes (the CLI's commands, a server nobody reads the guides of) never render one.
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 /** The text a reader sees of some inline tokens: what a heading's anchor is made from. */
 function plainText(tokens: readonly Token[]): string {

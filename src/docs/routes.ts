@@ -2,7 +2,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JSON_CONTENT_TYPE, notFound } from '../http/index.js';
 import { loadRedocBundle, type StaticAsset, staticAsset } from './assets.js';
 import { GUIDE_IMAGE, GUIDE_PARTS, GUIDES, GUIDES_PATH, type Guide, guideUrl } from './guides.js';
-import { DOCS_CSP, docsPage, GUIDES_CSP, guidePage, INIT_SCRIPT, KEY_PAGE_CSP, keyPage } from './page.js';
+import {
+  DOCS_CSP,
+  docsPage,
+  escapeHtml,
+  GUIDES_CSP,
+  guidePage,
+  INIT_SCRIPT,
+  KEY_PAGE_CSP,
+  keyPage,
+} from './page.js';
 import type { RenderedGuide } from './render.js';
 
 /** One reference: a page that renders an OpenAPI document, and the document itself. */
@@ -108,8 +117,6 @@ export function registerDocs(
   // A missing asset is a 404, not a page: a script tag given HTML would fail in a confusing way.
   app.get('/docs/assets/*', notFound);
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 /** The guides by part, as HTML: each part's heading, then its guides, each as `item` writes it. */
 function byPart(list: (items: string) => string, item: (guide: Guide) => string): string {
