@@ -75,11 +75,13 @@ export function createAccountHandlers(deps: {
       if (key === null || decision === null) throw new Error('GET /v1/key reached without a key');
       const now = clock.now();
       const days = Array.from({ length: 7 }, (_day, index) => dayOf(now - (6 - index) * DAY_MS));
-      const [stored, storedCalls] = await Promise.all([
-        usage.daily(key.id, days[0] as string, days[6] as string),
-        usage.deprecated(key.id),
-      ]);
-      const pending = recorder.pending(key.id);
+      const { stored, storedCalls, pending } = await recorder.withPending(key.id, async (pending) => {
+        const [stored, storedCalls] = await Promise.all([
+          usage.daily(key.id, days[0] as string, days[6] as string),
+          usage.deprecated(key.id),
+        ]);
+        return { stored, storedCalls, pending };
+      });
       const usageDays: UsageDay[] = days.map((day) => {
         const counts = { success: 0, clientErrors: 0, rateLimited: 0, serverErrors: 0 };
         for (const add of [stored.find((row) => row.day === day), pending.days.get(day)]) {
@@ -136,25 +138,26 @@ export function createAccountHandlers(deps: {
     async getKeyUsage(request, reply) {
       const key = callerOf(request);
       const to = clock.now();
-      const pending = recorder.pending(key.id);
-      const [hours, days] = await Promise.all([
-        usageSeries(usage, {
-          key: key.id,
-          granularity: 'hour',
-          from: to - 47 * HOUR_MS,
-          to,
-          span: 48,
-          pending: pending.hours,
-        }),
-        usageSeries(usage, {
-          key: key.id,
-          granularity: 'day',
-          from: to - 29 * DAY_MS,
-          to,
-          span: 30,
-          pending: pending.days,
-        }),
-      ]);
+      const [hours, days] = await recorder.withPending(key.id, (pending) =>
+        Promise.all([
+          usageSeries(usage, {
+            key: key.id,
+            granularity: 'hour',
+            from: to - 47 * HOUR_MS,
+            to,
+            span: 48,
+            pending: pending.hours,
+          }),
+          usageSeries(usage, {
+            key: key.id,
+            granularity: 'day',
+            from: to - 29 * DAY_MS,
+            to,
+            span: 30,
+            pending: pending.days,
+          }),
+        ]),
+      );
       // Both ranges are fixed, forwards and within their spans.
       if (typeof hours === 'string' || typeof days === 'string')
         throw new Error(`usage series: ${hours} ${days}`);

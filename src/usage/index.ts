@@ -4,6 +4,7 @@ export {
   dayOf,
   HOURLY_KEPT_DAYS,
   hourOf,
+  type PendingUsage,
   USAGE_FLUSH_MS,
   type UsageRecorder,
 } from './recorder.js';

@@ -20,18 +20,25 @@ export const dayOf = (at: number) => new Date(at - (at % DAY_MS)).toISOString().
 /** The UTC hour of a time, `YYYY-MM-DDTHH`. */
 export const hourOf = (at: number) => new Date(at - (at % HOUR_MS)).toISOString().slice(0, 13);
 
+/** What this instance counted for a key (or for every key, summed) and has not stored yet. */
+export interface PendingUsage {
+  days: Map<string, DayCounts>;
+  hours: Map<string, DayCounts>;
+  lastUsed: number | undefined;
+  deprecated: DeprecatedUsage[];
+}
+
 export interface UsageRecorder {
   /** Counts one answered request of a key by its status. In memory: the hot path writes nothing. */
   record(keyId: string, status: number, now: number): void;
   /** Counts one call of a key to a deprecated operation. */
   recordDeprecatedCall(keyId: string, operationId: string, now: number): void;
-  /** What this instance counted for a key (or for every key, summed) and has not flushed yet. */
-  pending(keyId: string | undefined): {
-    days: Map<string, DayCounts>;
-    hours: Map<string, DayCounts>;
-    lastUsed: number | undefined;
-    deprecated: DeprecatedUsage[];
-  };
+  /**
+   * Runs `read`, a read of stored usage, with what this instance counted for a key (or for every key) and has
+   * not stored: no flush writes meanwhile, so every count is in exactly one of the two, never in both or
+   * neither. It waits for a flush under way to commit first (a few milliseconds).
+   */
+  withPending<T>(keyId: string | undefined, read: (pending: PendingUsage) => Promise<T>): Promise<T>;
   /** Writes everything counted so far; counts that fail to write are kept for the next flush. */
   flush(): Promise<void>;
   /** Flushes every few seconds, and prunes the old hourly counts every hour, until `stop`. */
@@ -165,11 +172,53 @@ export function createUsageRecorder(deps: {
     }
   }
 
+  /**
+   * Reads of stored usage that `withPending` is running, and the write that waits for them to end. A write
+   * takes the counts out of memory before its commit: while it runs, no reader may look, or it would see those
+   * counts in neither place (before the commit) or in both (after it, before the write returns). Readers that
+   * arrive while a write waits queue behind it, so a steady stream of readers cannot hold flushes back.
+   */
+  let readers = 0;
+  let writing: Promise<void> | undefined;
+  const idle: (() => void)[] = [];
+
+  async function writeAlone(): Promise<void> {
+    while (readers > 0) await new Promise<void>((resolve) => idle.push(resolve));
+    await write();
+  }
+
   const flush = (): Promise<void> => {
     // One flush at a time, each after the one before: counts are never written twice.
-    flushing = flushing.then(write);
+    flushing = flushing.then(() => {
+      const done = writeAlone().finally(() => {
+        if (writing === done) writing = undefined;
+      });
+      writing = done;
+      return done;
+    });
     return flushing;
   };
+
+  /** What is counted and not stored, of a key or of every key. */
+  function pendingOf(keyId: string | undefined): PendingUsage {
+    const mine = new Map<string, DayCounts>();
+    for (const [id, byHour] of hours) {
+      if (keyId !== undefined && id !== keyId) continue;
+      for (const [hour, counts] of byHour) {
+        const into = mine.get(hour);
+        if (into === undefined) mine.set(hour, { ...counts });
+        else add(into, counts);
+      }
+    }
+    return {
+      days: daysOf(mine),
+      hours: mine,
+      lastUsed: keyId === undefined ? undefined : lastUsed.get(keyId),
+      deprecated: [...deprecated.values()]
+        .filter((calls) => calls.keyId === keyId)
+        .map((calls) => ({ ...calls })),
+    };
+  }
 
   /** The hour of the last count, kept: formatting a date costs more than the rest of a count. */
   let thisHour = { start: 0, end: 0, hour: '' };
@@ -207,24 +256,16 @@ export function createUsageRecorder(deps: {
         if (at > calls.lastCalledAt) calls.lastCalledAt = at;
       }
     },
-    pending(keyId) {
-      const mine = new Map<string, DayCounts>();
-      for (const [id, byHour] of hours) {
-        if (keyId !== undefined && id !== keyId) continue;
-        for (const [hour, counts] of byHour) {
-          const into = mine.get(hour);
-          if (into === undefined) mine.set(hour, { ...counts });
-          else add(into, counts);
-        }
+    async withPending(keyId, read) {
+      // Counts a flush has taken but not committed are in neither place: wait for that flush to end.
+      while (writing !== undefined) await writing.catch(() => {});
+      readers += 1;
+      try {
+        return await read(pendingOf(keyId));
+      } finally {
+        readers -= 1;
+        if (readers === 0) for (const resolve of idle.splice(0)) resolve();
       }
-      return {
-        days: daysOf(mine),
-        hours: mine,
-        lastUsed: keyId === undefined ? undefined : lastUsed.get(keyId),
-        deprecated: [...deprecated.values()]
-          .filter((calls) => calls.keyId === keyId)
-          .map((calls) => ({ ...calls })),
-      };
     },
     flush,
     start() {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { FakeClock } from '../../src/clock/index.js';
 import type { KeyInfo } from '../../src/contract/index.js';
 import { assertError, assertRateLimitHeaders } from '../support/assertions.js';
@@ -156,6 +158,40 @@ for (const backend of BACKENDS) {
       assert.equal(tomorrow.usage[6]?.success, 0);
       clock.set(START);
     });
+
+    // The write of a flush is held at its first row by a lock another connection takes: a real stall of the
+    // database, as under load, for as long as the test wants.
+    if (backend.storage === 'postgres') {
+      test('counts a flush is writing stay in the answer until they are stored, and are not counted twice after', async () => {
+        const { key } = await server.createKey({ plan: 'pro', name: 'in flight' });
+        for (let call = 0; call < 3; call += 1) await server.call('/v1/categories', as(key));
+        const blocker = new pg.Client({ connectionString: server.env.DATABASE_URL });
+        await blocker.connect();
+        try {
+          await blocker.query('BEGIN');
+          await blocker.query('LOCK TABLE key_usage IN EXCLUSIVE MODE');
+          const flushed = server.deps.recorder.flush();
+          const reading = Promise.all([info(key), server.call('/v1/key/usage', as(key))]);
+          // The flush cannot commit until the lock goes; the reads arrive meanwhile. (On a machine so slow that
+          // they arrive after the rollback, they see the counts stored: the same answer.)
+          await sleep(500);
+          await blocker.query('ROLLBACK');
+          const [first, history] = await reading;
+          await flushed;
+          assert.equal(first.body.usage[6]?.success, 3);
+          const hours = (history.body as { hours: { success: number }[] }).hours;
+          // The two reads ran side by side: neither is counted before it is answered.
+          assert.equal(
+            hours.reduce((sum, hour) => sum + hour.success, 0),
+            3,
+          );
+        } finally {
+          await blocker.end();
+        }
+        // Stored now: the same counts, with the two reads above.
+        assert.equal((await info(key)).body.usage[6]?.success, 5);
+      });
+    }
 
     test('an expired key is refused, and no key at all is 401', async () => {
       const key = await server.insertKey({ expiresAt: new Date(clock.now() - 1).toISOString() });
