@@ -11,6 +11,7 @@ import type {
   NewApiKey,
   NewDomain,
   Session,
+  SessionStarted,
   UsageSeries,
 } from './types.js';
 
@@ -34,15 +35,43 @@ interface Call {
 }
 
 /**
- * One admin API request with the session cookie. A 401 means the session is gone (expired, revoked, signed
- * out in another tab): the console goes back to its sign-in page.
+ * Where the session's second secret is kept: this tab's storage, which only pages of this origin (port
+ * included) can read, unlike the cookie, which any server on this host receives. A new tab signs in anew.
+ */
+const SECRET_ITEM = 'petstore.session';
+
+/** Calls started while this is above zero are a page refreshing itself, not the person at work. */
+let background = 0;
+
+/**
+ * Runs `load` as a background refresh: the calls it starts at once (before its first await) are marked, and
+ * the server does not count them as activity, so an unattended screen still ends its session when idle.
+ */
+export function inBackground<T>(load: () => Promise<T>): Promise<T> {
+  background += 1;
+  try {
+    return load();
+  } finally {
+    background -= 1;
+  }
+}
+
+/**
+ * One admin API request with the session: its cookie, and its second secret in `X-Petstore-Session`. A 401
+ * means the session is gone (expired, revoked, signed out in another tab): the console goes back to its
+ * sign-in page.
  */
 async function call<T>(path: string, { method = 'GET', body, headers = {} }: Call = {}): Promise<T> {
+  const secret = sessionStorage.getItem(SECRET_ITEM);
+  const sent: Record<string, string> = { ...headers };
+  if (secret !== null && sent.authorization === undefined) sent['x-petstore-session'] = secret;
+  if (background > 0) sent['x-petstore-background'] = 'true';
+  if (body !== undefined) sent['content-type'] = 'application/json';
   const response = await fetch(`${ADMIN}${path}`, {
     method,
     // The cookie is HttpOnly and SameSite=Strict: the browser sends it, the console never sees it.
     credentials: 'same-origin',
-    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    headers: sent,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (response.status === 204) return undefined as T;
@@ -74,11 +103,27 @@ export interface AuditFilter {
 
 /** The admin API, as the console uses it. */
 export const api = {
-  /** Trades an admin token for a session cookie; the token is sent once and kept nowhere. */
-  signIn: (token: string) =>
-    call<Session>('/sessions', { method: 'POST', headers: { authorization: `Bearer ${token}` } }),
+  /**
+   * Trades an admin token for a session: its cookie, and its second secret, kept in this tab's storage. The
+   * token is sent once and kept nowhere.
+   */
+  signIn: async (token: string) => {
+    const started = await call<SessionStarted>('/sessions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const { secret, ...session } = started;
+    sessionStorage.setItem(SECRET_ITEM, secret);
+    return session;
+  },
   currentSession: () => call<Session>('/sessions/current'),
-  signOut: () => call<void>('/sessions/current', { method: 'DELETE' }),
+  signOut: async () => {
+    try {
+      await call<void>('/sessions/current', { method: 'DELETE' });
+    } finally {
+      sessionStorage.removeItem(SECRET_ITEM);
+    }
+  },
 
   listDomains: () => call<Domain[]>('/domains'),
   getDomain: (name: string) => call<Domain>(`/domains/${id(name)}`),

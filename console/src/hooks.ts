@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { inBackground } from './api.js';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -20,10 +21,10 @@ export function useServerData<T>(load: () => Promise<T>, deps: unknown[], everyM
   // Answers of an older `deps` that arrive late must not replace the current page's.
   const generation = useRef(0);
 
-  const reload = useCallback(async () => {
+  const fetchAndShow = useCallback(async (asked: () => Promise<T>) => {
     const mine = generation.current;
     try {
-      const value = await loadRef.current();
+      const value = await asked();
       if (mine !== generation.current) return;
       setData(value);
       setError(undefined);
@@ -31,6 +32,7 @@ export function useServerData<T>(load: () => Promise<T>, deps: unknown[], everyM
       if (mine === generation.current) setError(failure as Error);
     }
   }, deps);
+  const reload = useCallback(() => fetchAndShow(() => loadRef.current()), [fetchAndShow]);
 
   useEffect(() => {
     generation.current += 1;
@@ -38,8 +40,9 @@ export function useServerData<T>(load: () => Promise<T>, deps: unknown[], everyM
     setError(undefined);
     void reload();
     if (everyMs === undefined) return undefined;
+    // The page refreshing itself is not the person at work: the server does not count it as activity.
     const tick = () => {
-      if (document.visibilityState === 'visible') void reload();
+      if (document.visibilityState === 'visible') void fetchAndShow(() => inBackground(loadRef.current));
     };
     const timer = setInterval(tick, everyMs);
     document.addEventListener('visibilitychange', tick);
@@ -47,7 +50,7 @@ export function useServerData<T>(load: () => Promise<T>, deps: unknown[], everyM
       clearInterval(timer);
       document.removeEventListener('visibilitychange', tick);
     };
-  }, [reload, everyMs]);
+  }, [reload, fetchAndShow, everyMs]);
 
   return { data, error, reload };
 }

@@ -7,6 +7,7 @@ import type {
   Domain as DomainSchema,
   KeyUsage as KeyUsageSchema,
   Session as SessionSchema,
+  SessionStarted as SessionStartedSchema,
   UsageSeries as UsageSeriesSchema,
 } from '../../src/contract/admin.js';
 
@@ -25,6 +26,8 @@ export type DomainState = Domain['state'];
 export type DomainRemoval = Static<typeof DomainRemovalSchema>;
 /** A browser session, made from an admin token; the token itself is kept nowhere after. */
 export type Session = Static<typeof SessionSchema>;
+/** A session just started, with its second secret. */
+export type SessionStarted = Static<typeof SessionStartedSchema>;
 export type UsageSeries = Static<typeof UsageSeriesSchema>;
 export type UsageBucket = UsageSeries['buckets'][number];
 export type Granularity = UsageSeries['granularity'];

@@ -26,12 +26,33 @@ export function sessionTransportAllowed(request: FastifyRequest): boolean {
   return overHttps(request) || isLocalRequest(request);
 }
 
+/**
+ * The header the console sends its session's second secret in, on every call: the cookie alone is refused
+ * (`Sessions`). A custom header also makes any cross-origin request a preflighted one, which we never allow.
+ */
+export const SESSION_HEADER = 'x-petstore-session';
+
+/**
+ * The header the console marks its background refreshes with (a page polling while nobody uses it): they do
+ * not count as activity, so an unattended screen ends its session at the idle limit.
+ */
+export const BACKGROUND_HEADER = 'x-petstore-background';
+
 /** The session cookie's value a request sent, under the name its transport uses; undefined without one. */
 export function sessionCookie(request: FastifyRequest): string | undefined {
   const header = request.headers.cookie;
   if (header === undefined) return undefined;
   return parse(header)[overHttps(request) ? SECURE_NAME : PLAIN_NAME];
 }
+
+/** The session's second secret a request sent in `X-Petstore-Session`; undefined without one. */
+export function sessionSecret(request: FastifyRequest): string | undefined {
+  const value = request.headers[SESSION_HEADER];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Whether the console marked the request as a background refresh, which is not the person's activity. */
+export const isBackgroundRefresh = (request: FastifyRequest) => request.headers[BACKGROUND_HEADER] === 'true';
 
 /** The `Set-Cookie` that gives a browser its session: never readable by script, never sent cross-site. */
 export function setSessionCookie(request: FastifyRequest, value: string): string {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type RouteConfig, sendError } from '../http/index.js';
 import { bearerToken } from '../keys/index.js';
 import type { AdminAuthenticator } from './authenticator.js';
-import { fromSameOrigin, sessionCookie } from './cookie.js';
+import { fromSameOrigin, isBackgroundRefresh, sessionCookie, sessionSecret } from './cookie.js';
 import type { Sessions, SessionView } from './sessions.js';
 import type { AdminTokenRecord } from './tokens.js';
 
@@ -10,10 +10,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The admin token of a request to the admin API, or null when it has none that is valid. */
     adminToken: AdminTokenRecord | null;
-    /** Why a request to the admin API has no valid token: none was sent, or the one sent was refused. */
-    adminTokenProblem: 'missing' | 'invalid' | null;
+    /**
+     * Why a request to the admin API has no valid token: none was sent, the one sent was refused, or a session
+     * cookie came without the session's second secret (`unbound`: from anything but the console's own page).
+     */
+    adminTokenProblem: 'missing' | 'invalid' | 'unbound' | null;
     /** The console session the request came with, when it sent its cookie instead of a token. */
-    adminSession: { view: SessionView; value: string } | null;
+    adminSession: { view: SessionView; digest: string } | null;
   }
 }
 
@@ -38,17 +41,22 @@ export function identifyAdmin(
   app.addHook('onRequest', (request, _reply, done) => {
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) {
-      const value = sessionCookie(request);
-      if (value === undefined) {
+      const cookie = sessionCookie(request);
+      if (cookie === undefined) {
         request.adminTokenProblem = 'missing';
         return done();
       }
-      return void sessions.identify(value).then(
+      const secret = sessionSecret(request);
+      if (secret === undefined) {
+        request.adminTokenProblem = 'unbound';
+        return done();
+      }
+      return void sessions.identify({ cookie, secret }, !isBackgroundRefresh(request)).then(
         (session) => {
           if (session === undefined) request.adminTokenProblem = 'invalid';
           else {
             request.adminToken = session.token;
-            request.adminSession = { view: session.view, value };
+            request.adminSession = { view: session.view, digest: session.digest };
           }
           done();
         },
@@ -86,12 +94,19 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function requireAdmin(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
     // A sign-in may carry its token in the body, which is read after this hook: its handler checks it.
-    if (request.adminTokenProblem === 'missing' && signsIn(request)) return done();
+    // So may one from a browser that still holds an old session's cookie without its secret (a new tab).
+    const problem = request.adminTokenProblem;
+    if ((problem === 'missing' || problem === 'unbound') && signsIn(request)) return done();
     if (request.adminToken !== null) {
       if (request.adminSession === null || SAFE_METHODS.has(request.method) || fromSameOrigin(request))
         return done();
       const message = 'A change made with a console session must come from a page of this origin';
       sendError(request, reply, 'cross_origin_request', message);
+    } else if (request.adminTokenProblem === 'unbound') {
+      // A local program that received the cookie (cookies are not scoped by port) gets no further.
+      const message =
+        'A console session cookie is accepted only with its X-Petstore-Session header, which the console sends: sign in again in the console';
+      sendError(request, reply, 'invalid_api_key', message, INVALID_CHALLENGE);
     } else if (request.adminTokenProblem === 'invalid') {
       const message =
         bearerToken(request.headers.authorization) === undefined

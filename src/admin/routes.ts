@@ -208,8 +208,11 @@ export function createAdminHandlers(deps: {
           'A console session starts only over HTTPS, or over plain HTTP from this machine',
         );
       }
-      const { value, view: session } = await sessions.start(token);
-      return reply.code(201).header('set-cookie', setSessionCookie(request, value)).send(session);
+      const { credentials, view: session } = await sessions.start(token);
+      return reply
+        .code(201)
+        .header('set-cookie', setSessionCookie(request, credentials.cookie))
+        .send({ ...session, secret: credentials.secret });
     },
     async getSession(request, reply) {
       if (request.adminSession === null) throw noSession();
@@ -218,7 +221,7 @@ export function createAdminHandlers(deps: {
     async endSession(request, reply) {
       const session = request.adminSession;
       if (session === null || request.adminToken === null) throw noSession();
-      const ended = await sessions.end(session.value, request.adminToken);
+      const ended = await sessions.end(session.digest, request.adminToken);
       return reply.header('set-cookie', clearSessionCookie(request)).send({ ended });
     },
     async getUsage(request, reply) {

@@ -4,7 +4,10 @@ import type { Clock } from '../clock/index.js';
 import { keyDigest } from '../keys/index.js';
 import type { AdminTokenRecord } from './tokens.js';
 
-/** A browser session as stored: the SHA-256 digest of its cookie's value, never the value. */
+/**
+ * A browser session as stored: the SHA-256 digest of its two secrets (the cookie's value and the one the
+ * console sends in `X-Petstore-Session`), never either of them.
+ */
 export interface SessionRecord {
   digest: string;
   /** The admin token it was made with: its changes are audited as that token's. */
@@ -47,21 +50,49 @@ export interface SessionView {
   idleExpiresAt: string;
 }
 
-export interface Sessions {
-  /** Starts a session for a token; answers the cookie's value (shown once, to the browser) and the session. */
-  start(token: AdminTokenRecord): Promise<{ value: string; view: SessionView }>;
-  /**
-   * The session of a cookie's value and its token, if it is live: not ended, within its idle and absolute
-   * ends, and its token not revoked (in memory, as for tokens sent in `Authorization`).
-   */
-  identify(value: string): Promise<{ view: SessionView; token: AdminTokenRecord } | undefined>;
-  /** Ends the session of a cookie's value; false if it was not live. */
-  end(value: string, token: AdminTokenRecord): Promise<boolean>;
+/** What identifies a session: both of its secrets. */
+export interface SessionCredentials {
+  /** The cookie's value, which the browser sends by itself. */
+  cookie: string;
+  /** The second secret, which only the console's own script sends, in `X-Petstore-Session`. */
+  secret: string;
 }
 
-/** Cookie values: 32 random bytes, base64url, with a prefix that says what they are. */
-const SESSION_PREFIX = 'pss_';
-const VALUE_PATTERN = /^pss_[A-Za-z0-9_-]{43}$/;
+export interface Sessions {
+  /**
+   * Starts a session for a token; answers its two secrets (each shown once: the cookie's value to the browser,
+   * the other to the console's script) and the session.
+   */
+  start(token: AdminTokenRecord): Promise<{ credentials: SessionCredentials; view: SessionView }>;
+  /**
+   * The session of both secrets and its token, if it is live: not ended, within its idle and absolute ends,
+   * and its token not revoked (in memory, as for tokens sent in `Authorization`). A request of the console
+   * made in the background (`active` false, a page refreshing itself) does not count as the person's activity.
+   */
+  identify(
+    credentials: SessionCredentials,
+    active: boolean,
+  ): Promise<{ view: SessionView; token: AdminTokenRecord; digest: string } | undefined>;
+  /** Ends the session of a digest `identify` answered; false if it was not live. */
+  end(digest: string, token: AdminTokenRecord): Promise<boolean>;
+}
+
+/**
+ * The secrets: 32 random bytes each, base64url, with a prefix that says what they are. A cookie is not scoped
+ * by port, so over plain HTTP on loopback any other local server the operator's browser visits receives it;
+ * the second secret lives in the console's own storage, which is scoped by origin, port included, and no
+ * browser sends it by itself.
+ */
+const COOKIE_PREFIX = 'pss_';
+const SECRET_PREFIX = 'pssh_';
+const COOKIE_PATTERN = /^pss_[A-Za-z0-9_-]{43}$/;
+const SECRET_PATTERN = /^pssh_[A-Za-z0-9_-]{43}$/;
+
+/** The stored digest of a session's secrets; undefined when either is not one of ours. */
+function digestOf({ cookie, secret }: SessionCredentials): string | undefined {
+  if (!COOKIE_PATTERN.test(cookie) || !SECRET_PATTERN.test(secret)) return undefined;
+  return keyDigest(`${cookie}.${secret}`);
+}
 
 export function createSessions(deps: {
   sessions: SessionRepository;
@@ -98,9 +129,12 @@ export function createSessions(deps: {
   return {
     async start(token) {
       const now = clock.now();
-      const value = SESSION_PREFIX + randomBytes(32).toString('base64url');
+      const credentials = {
+        cookie: COOKIE_PREFIX + randomBytes(32).toString('base64url'),
+        secret: SECRET_PREFIX + randomBytes(32).toString('base64url'),
+      };
       const record: SessionRecord = {
-        digest: keyDigest(value),
+        digest: digestOf(credentials) as string,
         tokenId: token.id,
         createdAt: iso(now),
         lastSeenAt: iso(now),
@@ -109,11 +143,11 @@ export function createSessions(deps: {
       };
       await sessions.prune(iso(now - KEPT_AFTER_END_MS));
       await sessions.insert(record, audit(token, record.createdAt, 'session.started'));
-      return { value, view: view(record, token, now) };
+      return { credentials, view: view(record, token, now) };
     },
-    async identify(value) {
-      if (!VALUE_PATTERN.test(value)) return undefined;
-      const digest = keyDigest(value);
+    async identify(credentials, active) {
+      const digest = digestOf(credentials);
+      if (digest === undefined) return undefined;
       const record = await sessions.find(digest);
       if (record === undefined || record.endedAt !== null) return undefined;
       const token = await tokenOf(record.tokenId);
@@ -121,14 +155,14 @@ export function createSessions(deps: {
       const lastSeen = Date.parse(record.lastSeenAt);
       if (token === undefined || now >= Date.parse(record.expiresAt) || now >= lastSeen + SESSION_IDLE_MS)
         return undefined;
-      if (now - lastSeen < TOUCH_EVERY_MS) return { view: view(record, token, lastSeen), token };
+      if (!active || now - lastSeen < TOUCH_EVERY_MS)
+        return { view: view(record, token, lastSeen), token, digest };
       await sessions.touch(digest, iso(now));
-      return { view: view(record, token, now), token };
+      return { view: view(record, token, now), token, digest };
     },
-    end(value, token) {
-      if (!VALUE_PATTERN.test(value)) return Promise.resolve(false);
+    end(digest, token) {
       const at = iso(clock.now());
-      return sessions.end(keyDigest(value), at, audit(token, at, 'session.ended'));
+      return sessions.end(digest, at, audit(token, at, 'session.ended'));
     },
   };
 }

@@ -197,6 +197,26 @@ export const Session = Type.Object(
   },
 );
 
+export const SessionStarted = Type.Composite(
+  [
+    Session,
+    Type.Object({
+      secret: Type.String({
+        pattern: '^pssh_[A-Za-z0-9_-]{43}$',
+        description:
+          'The session’s second secret, shown this once: send it as `X-Petstore-Session` with every request ' +
+          'that carries the cookie. The cookie alone is refused (401): a cookie is not scoped by port, so any ' +
+          'other server on this host that the browser visits receives it, while the console keeps this ' +
+          'secret in its own tab’s storage.',
+      }),
+    }),
+  ],
+  {
+    additionalProperties: false,
+    description: 'A console session just started: its cookie is in `Set-Cookie`, its second secret here.',
+  },
+);
+
 export const SessionStart = Type.Object(
   {
     token: Type.Optional(
@@ -411,6 +431,7 @@ export const ADMIN_SCHEMAS = {
   ApiKeyCreated,
   AuditEvent,
   Session,
+  SessionStarted,
   SessionStart,
   SessionEnd,
   UsageSeries,
@@ -551,12 +572,18 @@ export const ADMIN_OPERATIONS = [
       '`SameSite=Strict`, `Path=/`, and over HTTPS (through the TLS front too) `Secure` with the `__Host-` ' +
       'prefix (`__Host-petstore_session`). Over plain HTTP (`petstore_session`) only from this machine: 403 ' +
       '`https_required` otherwise. A session ends 30 minutes after its last request, 12 hours after it ' +
-      'started, when it signs out, and when its token is revoked. With the cookie, every admin operation ' +
+      'started, when it signs out, and when its token is revoked; requests the console marks ' +
+      '`X-Petstore-Background: true` (a page refreshing itself) do not count as activity. With the cookie ' +
+      'and the answer’s `secret` in `X-Petstore-Session` (the cookie alone is 401), every admin operation ' +
       'acts as its token; one that changes something must come from a page of this origin (403 ' +
       '`cross_origin_request`). The token goes in `Authorization`, or in the body as `{"token"}`.',
     requestBody: 'SessionStart',
     optionalBody: true,
-    success: { status: 201, description: 'The session; its cookie is in `Set-Cookie`.', schema: 'Session' },
+    success: {
+      status: 201,
+      description: 'The session and its second secret; its cookie is in `Set-Cookie`.',
+      schema: 'SessionStarted',
+    },
     errors: [403],
   },
   {
@@ -566,7 +593,8 @@ export const ADMIN_OPERATIONS = [
     tag: 'Sessions',
     summary: 'Show the current console session',
     description:
-      'The session of the cookie sent: 401 when it has ended, 404 for a request with a token instead.',
+      'The session of the cookie and `X-Petstore-Session` sent: 401 when it has ended, 404 for a request ' +
+      'with a token instead.',
     success: { status: 200, description: 'The session.', schema: 'Session' },
     errors: [404],
   },

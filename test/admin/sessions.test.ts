@@ -14,6 +14,12 @@ interface SessionView {
   idleExpiresAt: string;
 }
 
+/** A console session's two secrets, as its requests send them. */
+interface Credentials {
+  cookie: string;
+  secret: string;
+}
+
 const START = '2026-12-01T10:00:00.000Z';
 const MINUTE = 60_000;
 
@@ -42,7 +48,12 @@ for (const backend of BACKENDS) {
     });
     after(() => server.close());
 
-    /** Signs in with a new token; answers the token, the cookie to send and the session. */
+    /** What a session's requests carry: its cookie (`name=value`) and its second secret, as the console sends. */
+    const credentialsOf = (started: JsonResponse): Credentials => ({
+      cookie: cookieOf(started).pair,
+      secret: (started.body as { secret: string }).secret,
+    });
+    /** Signs in with a new token; answers the token, the session's credentials and the answer. */
     async function signIn(headers: Record<string, string> = {}) {
       const token = await server.createAdminToken('console');
       const started = await request(`${server.url}/admin/v1/sessions`, {
@@ -50,11 +61,14 @@ for (const backend of BACKENDS) {
         headers: { authorization: `Bearer ${token.token}`, ...headers },
       });
       assert.equal(started.status, 201, started.text);
-      return { token, cookie: cookieOf(started).pair, response: started };
+      return { token, cookie: credentialsOf(started), response: started };
     }
-    /** A request to the admin API with a session cookie, from a page of this origin unless `headers` say. */
+    /**
+     * A request to the admin API with a session's cookie and its secret in `X-Petstore-Session`, from a page of
+     * this origin unless `headers` say.
+     */
     const withCookie = (
-      cookie: string,
+      { cookie, secret }: Credentials,
       path: string,
       init: { method?: string; json?: unknown } = {},
       headers = {},
@@ -63,6 +77,7 @@ for (const backend of BACKENDS) {
         method: init.method ?? 'GET',
         headers: {
           cookie,
+          'x-petstore-session': secret,
           ...(init.method === undefined ? {} : { origin: server.url }),
           ...(init.json === undefined ? {} : { 'content-type': 'application/json' }),
           ...headers,
@@ -78,7 +93,7 @@ for (const backend of BACKENDS) {
       for (const attribute of ['httponly', 'samesite=strict', 'path=/', 'max-age=43200'])
         assert.ok(set.attributes.includes(attribute), `${attribute} in ${set.attributes}`);
       assert.ok(!set.attributes.includes('secure'), 'no Secure over plain HTTP');
-      const session = response.body as SessionView;
+      const { secret, ...session } = response.body as SessionView & { secret: string };
       assert.deepEqual(session, {
         tokenId: token.id,
         tokenName: 'console',
@@ -86,11 +101,16 @@ for (const backend of BACKENDS) {
         expiresAt: '2026-12-01T22:00:00.000Z',
         idleExpiresAt: '2026-12-01T10:30:00.000Z',
       });
+      assert.match(secret, /^pssh_[A-Za-z0-9_-]{43}$/);
 
       const keys = await withCookie(cookie, '/keys');
       assert.equal(keys.status, 200, keys.text);
       assert.deepEqual((await withCookie(cookie, '/sessions/current')).body, session);
-      assert.ok(!(await server.storedText()).includes(set.value), 'only a digest of the cookie is stored');
+      const stored = await server.storedText();
+      assert.ok(
+        !stored.includes(set.value) && !stored.includes(secret),
+        'only a digest of the two is stored',
+      );
     });
 
     test('through a TLS front on this machine the cookie is Secure, with the __Host- prefix', async () => {
@@ -105,7 +125,7 @@ for (const backend of BACKENDS) {
       assert.equal((await withCookie(cookie, '/keys', {}, https)).status, 200);
       // Under the plain name over HTTPS it is no session cookie at all, and the secure one is unknown over HTTP.
       assertError(
-        await withCookie(cookie.replace('__Host-', ''), '/keys', {}, https),
+        await withCookie({ ...cookie, cookie: cookie.cookie.replace('__Host-', '') }, '/keys', {}, https),
         401,
         'missing_api_key',
       );
@@ -122,7 +142,7 @@ for (const backend of BACKENDS) {
       const started = await send(JSON.stringify({ token: token.token }));
       assert.equal(started.status, 201, started.text);
       assert.equal((started.body as SessionView).tokenId, token.id);
-      assert.equal((await withCookie(cookieOf(started).pair, '/keys')).status, 200);
+      assert.equal((await withCookie(credentialsOf(started), '/keys')).status, 200);
       const wrong = await send(JSON.stringify({ token: 'ps_admin_nope' }));
       assertError(wrong, 401, 'invalid_api_key');
       assertError(await send(), 401, 'missing_api_key');
@@ -155,7 +175,11 @@ for (const backend of BACKENDS) {
       // Neither header: no browser sends a change without one, so it is refused too.
       const bare = await request(`${server.url}/admin/v1/keys`, {
         method: 'POST',
-        headers: { cookie, 'content-type': 'application/json' },
+        headers: {
+          cookie: cookie.cookie,
+          'x-petstore-session': cookie.secret,
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({ plan: 'free' }),
       });
       assertError(bare, 403, 'cross_origin_request');
@@ -176,7 +200,7 @@ for (const backend of BACKENDS) {
       const { token, cookie } = await signIn();
       const again = await request(`${server.url}/admin/v1/sessions`, {
         method: 'POST',
-        headers: { cookie, origin: server.url },
+        headers: { cookie: cookie.cookie, 'x-petstore-session': cookie.secret, origin: server.url },
       });
       assertError(again, 401, 'missing_api_key');
       const ended = await withCookie(cookie, '/sessions/current', { method: 'DELETE' });
@@ -222,6 +246,54 @@ for (const backend of BACKENDS) {
       clock.set(START);
     });
 
+    test('the cookie alone is refused, whatever else the request says: a local program that received it gets nothing', async () => {
+      const { cookie } = await signIn();
+      const before = ((await withCookie(cookie, '/keys')).body as unknown[]).length;
+      // Cookies are not scoped by port: any server on this host that the browser visits receives this one, and
+      // can then claim to be the console's own page.
+      const sameOrigin = { cookie: cookie.cookie, 'sec-fetch-site': 'same-origin', origin: server.url };
+      for (const [method, path, body] of [
+        ['GET', '/keys', undefined],
+        ['GET', '/sessions/current', undefined],
+        ['POST', '/keys', JSON.stringify({ plan: 'enterprise', perMinute: 100, perDay: 1000 })],
+        ['DELETE', '/sessions/current', undefined],
+      ] as const) {
+        const refused = await request(`${server.url}/admin/v1${path}`, {
+          method,
+          headers: body === undefined ? sameOrigin : { ...sameOrigin, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body }),
+        });
+        assertError(refused, 401, 'invalid_api_key');
+        assert.match((refused.body as { message: string }).message, /X-Petstore-Session/);
+      }
+      assert.equal(((await withCookie(cookie, '/keys')).body as unknown[]).length, before, 'nothing made');
+      assert.equal((await withCookie(cookie, '/sessions/current')).status, 200, 'nor ended');
+      // A browser holding that cookie can still sign in anew (a new tab has no secret).
+      const token = await server.createAdminToken('new tab');
+      const again = await request(`${server.url}/admin/v1/sessions`, {
+        method: 'POST',
+        headers: { cookie: cookie.cookie, origin: server.url, 'content-type': 'application/json' },
+        body: JSON.stringify({ token: token.token }),
+      });
+      assert.equal(again.status, 201, again.text);
+    });
+
+    test('background refreshes do not count as activity: an unattended page ends its session when idle', async () => {
+      clock.set(START);
+      const { cookie } = await signIn();
+      const background = { 'x-petstore-background': 'true' };
+      for (let minutes = 5; minutes < 30; minutes += 5) {
+        clock.set(Date.parse(START) + minutes * MINUTE);
+        const polled = await withCookie(cookie, '/domains', {}, background);
+        assert.equal(polled.status, 200, `${minutes} minutes in: ${polled.text}`);
+      }
+      const seen = await withCookie(cookie, '/sessions/current', {}, background);
+      assert.equal((seen.body as SessionView).idleExpiresAt, '2026-12-01T10:30:00.000Z', 'not moved');
+      clock.set(Date.parse(START) + 30 * MINUTE);
+      assertError(await withCookie(cookie, '/domains', {}, background), 401, 'invalid_api_key');
+      clock.set(START);
+    });
+
     test('a session dies with its admin token', async () => {
       const { token, cookie } = await signIn();
       assert.equal((await withCookie(cookie, '/keys')).status, 200);
@@ -231,9 +303,21 @@ for (const backend of BACKENDS) {
     });
 
     test('a forged or malformed cookie is 401, never a 5xx', async () => {
+      const { cookie } = await signIn();
       for (const value of ['pss_', `pss_${'A'.repeat(43)}`, 'x'.repeat(5000), '%E0%A4%A', '"quoted"']) {
-        assertError(await withCookie(`petstore_session=${value}`, '/keys'), 401, 'invalid_api_key');
+        const forged = { cookie: `petstore_session=${value}`, secret: cookie.secret };
+        assertError(await withCookie(forged, '/keys'), 401, 'invalid_api_key');
       }
+      for (const secret of [
+        '',
+        'pssh_',
+        `pssh_${'A'.repeat(43)}`,
+        cookie.secret.slice(0, -1),
+        'x'.repeat(5000),
+      ]) {
+        assertError(await withCookie({ ...cookie, secret }, '/keys'), 401, 'invalid_api_key');
+      }
+      assert.equal((await withCookie(cookie, '/keys')).status, 200, 'the session itself is fine');
     });
   });
 }

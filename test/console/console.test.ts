@@ -171,9 +171,11 @@ describe('the console in a real browser', () => {
   });
 
   test('a session that ends elsewhere sends the console back to sign-in, saying why', async () => {
-    // As another tab's Sign out would: the cookie is refused from now on.
+    // As a Sign out elsewhere would (the session's own two secrets): the cookie is refused from now on.
     assert.equal(
-      await h.page.evaluate("fetch('/admin/v1/sessions/current', { method: 'DELETE' }).then((r) => r.ok)"),
+      await h.page.evaluate(
+        "fetch('/admin/v1/sessions/current', { method: 'DELETE', headers: { 'x-petstore-session': sessionStorage.getItem('petstore.session') } }).then((r) => r.ok)",
+      ),
       true,
     );
     await h.page.getByRole('navigation').getByRole('link', { name: 'Domains' }).click();

@@ -75,6 +75,7 @@ describe('petstore copy', () => {
   let admin = '';
   let rotated = { old: '', successor: '' };
   let sessionCookie = '';
+  let sessionSecret = '';
   let highestCategory = 0;
   let idempotentBody = '';
   let postgres: { url: string; drop: () => Promise<void> };
@@ -114,6 +115,7 @@ describe('petstore copy', () => {
       const session = await source.admin(admin, '/sessions', { method: 'POST' });
       assert.equal(session.status, 201, session.text);
       sessionCookie = (session.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      sessionSecret = (session.body as { secret: string }).secret;
       const domain = await source.admin(admin, '/domains', {
         method: 'POST',
         json: { name: 'api.example.test' },
@@ -255,7 +257,7 @@ describe('petstore copy', () => {
         assert.equal(tokens.status, 200, 'the old admin token works');
       }
       const signedIn = await request(`${(servers[1] as TestServer).url}/admin/v1/keys`, {
-        headers: { cookie: sessionCookie },
+        headers: { cookie: sessionCookie, 'x-petstore-session': sessionSecret },
       });
       assert.equal(signedIn.status, 200, 'a console session keeps working');
       const domains = await (servers[0] as TestServer).admin(admin, '/domains');

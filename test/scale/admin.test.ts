@@ -45,10 +45,11 @@ describe('admin changes on two instances', () => {
     const started = await admin(0, 'POST', '/sessions');
     assert.equal(started.status, 201, started.text);
     const cookie = (started.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const secret = (started.body as { secret: string }).secret;
     const withCookie = (index: number, method = 'GET') =>
       request(`${fleet.servers[index]?.url}/admin/v1/sessions/current`, {
         method,
-        headers: { cookie, origin: fleet.servers[index]?.url as string },
+        headers: { cookie, 'x-petstore-session': secret, origin: fleet.servers[index]?.url as string },
       });
     for (const index of [0, 1]) assert.equal((await withCookie(index)).status, 200);
     assert.equal((await withCookie(1, 'DELETE')).status, 200);
@@ -63,9 +64,10 @@ describe('admin changes on two instances', () => {
     });
     assert.equal(signIn.status, 201, signIn.text);
     const doomedCookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const doomedSecret = (signIn.body as { secret: string }).secret;
     const current = (index: number) =>
       request(`${fleet.servers[index]?.url}/admin/v1/sessions/current`, {
-        headers: { cookie: doomedCookie },
+        headers: { cookie: doomedCookie, 'x-petstore-session': doomedSecret },
       });
     assert.equal((await current(0)).status, 200);
     assert.equal((await runCli(['admin-tokens', 'revoke', doomed.id], fleet.env)).code, 0);

@@ -5,7 +5,9 @@ import net from 'node:net';
  * - `cut()`: every connection is closed, and new ones are closed as they come, until `heal()`;
  * - `blackHole()`: connections are accepted and kept, but nothing passes either way (a partition: the peer
  *   neither answers nor refuses), until `heal()`, which closes them;
- * - `delay(ms)`: every chunk is passed on after `ms`.
+ * - `delay(ms)`: every chunk is passed on after `ms`;
+ * - `retarget(target)`: connections open now are closed, and new ones go to `target` (a balancer moving a
+ *   client to another instance).
  */
 export interface TcpProxy {
   port: number;
@@ -13,6 +15,7 @@ export interface TcpProxy {
   blackHole(): void;
   delay(ms: number): void;
   heal(): void;
+  retarget(target: { host: string; port: number }): void;
   /** Connections open now through the proxy. */
   readonly open: number;
   close(): Promise<void>;
@@ -20,7 +23,8 @@ export interface TcpProxy {
 
 type Mode = 'pass' | 'cut' | 'black-hole';
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(first: { host: string; port: number }): Promise<TcpProxy> {
+  let target = first;
   let mode: Mode = 'pass';
   let delayMs = 0;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
@@ -79,6 +83,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     delay(ms) {
       delayMs = ms;
+    },
+    retarget(to) {
+      target = to;
+      resetAll();
     },
     heal() {
       if (mode === 'black-hole') resetAll();
