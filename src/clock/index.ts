@@ -36,9 +36,17 @@ function daysIn(year: number, month: number): number {
 }
 
 /**
+ * The first and last instants whose UTC year has four digits, 0001 to 9999: what `toISOString` writes back as
+ * it was given. Year 0000, or 0001-01-01 at +01:00, would come back as `-000001-12-31T…`.
+ */
+const FIRST_INSTANT = -62_135_596_800_000;
+const LAST_INSTANT = 253_402_300_799_999;
+
+/**
  * The milliseconds of an RFC 3339 date and time (`2027-01-31T00:00:00Z`, `…+02:00`), or undefined when it is
- * not one, or names a time that does not exist: JavaScript's own parser moves `2027-02-30` to March 2nd and
- * takes hour 24, where a client who wrote them made a mistake that must be refused, not guessed at.
+ * not one, names a time that does not exist, or falls outside the UTC years 0001 to 9999: JavaScript's own
+ * parser moves `2027-02-30` to March 2nd and takes hour 24, where a client who wrote them made a mistake that
+ * must be refused, not guessed at.
  */
 export function parseTimestamp(text: string): number | undefined {
   const parts = TIMESTAMP.exec(text);
@@ -55,5 +63,7 @@ export function parseTimestamp(text: string): number | undefined {
     part(6) <= 59 &&
     part(8) <= 23 &&
     part(9) <= 59;
-  return exists ? Date.parse(text) : undefined;
+  if (!exists) return undefined;
+  const ms = Date.parse(text);
+  return ms >= FIRST_INSTANT && ms <= LAST_INSTANT ? ms : undefined;
 }

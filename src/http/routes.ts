@@ -118,6 +118,18 @@ function schemaFor(operation: Operation, api: ApiDescription): Record<string, un
 }
 
 /**
+ * Refuses a body sent to an operation that documents none: a client that sends `{"id": "key_other"}` to
+ * revoke another key must learn that the body was not read, not see its own key revoked and a 200.
+ * (An empty body is none; the JSON parser gives undefined for it.)
+ */
+function refuseBody(operation: string) {
+  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+    if (request.body === undefined) return done();
+    done(new ApiError('validation_failed', `${operation} takes no request body: send none`));
+  };
+}
+
+/**
  * Refuses, at start, a prepared answer that would skip the `onSend` hooks given to its GET route (as the
  * deprecation stage gives one to every deprecated route). Register after the stages that add such hooks,
  * before the routes: onRoute hooks run in the order they were added.
@@ -161,6 +173,9 @@ export function registerOperations(
       method: operation.method,
       url,
       schema: schemaFor(operation, api),
+      ...(operation.requestBody === undefined && operation.method !== 'GET'
+        ? { preValidation: refuseBody(`${operation.method} ${api.prefix}${operation.path}`) }
+        : {}),
       config: {
         operationId: operation.operationId,
         deprecated: operation.deprecated === true,

@@ -123,6 +123,13 @@ for (const backend of BACKENDS) {
       const other = await server.createKey({ plan: 'free', name: 'bystander' });
       const { id, key } = await server.createKey({ plan: 'free', name: 'leaked' });
       assertError(await post(key, `/v1/key/revoke?id=${other.id}`), 400, 'validation_failed');
+      // It documents no body: one that names another key is refused, not read as a revocation of this one.
+      for (const body of [{ id: other.id }, {}, null]) {
+        const refused = await post(key, '/v1/key/revoke', body);
+        assertError(refused, 400, 'validation_failed');
+        assert.match((refused.body as { message: string }).message, /takes no request body/);
+      }
+      assert.equal((await server.call('/v1/key', as(key))).status, 200, 'nothing was revoked');
       const revoked = await post(key, '/v1/key/revoke');
       assert.equal(revoked.status, 200, revoked.text);
       assert.deepEqual(revoked.body, { id, revokedAt: new Date(clock.now()).toISOString() });

@@ -317,6 +317,39 @@ for (const backend of BACKENDS) {
       assertError(await send('POST', '/keys'), 400, 'validation_failed');
     });
 
+    test('a body sent to an operation that documents none is refused with 400, and changes nothing', async () => {
+      const admin = await token();
+      const created = await createKey(admin, { plan: 'free', name: 'no bodies' });
+      const other = await createKey(admin, { plan: 'free', name: 'bystander' });
+      for (const path of [`/keys/${created.id}/revoke`, `/keys/${created.id}/unban`]) {
+        for (const json of [{ id: other.id }, {}]) {
+          const refused = await server.admin(admin, path, { method: 'POST', json });
+          assertError(refused, 400, 'validation_failed');
+          assert.match((refused.body as { message: string }).message, /takes no request body/);
+        }
+      }
+      const shown = await server.admin(admin, `/keys/${created.id}`);
+      assert.equal((shown.body as ApiKeyView).revokedAt, null, 'not revoked');
+      const events = await server.admin(admin, `/audit?target=${created.id}`);
+      assert.deepEqual(
+        (events.body as { action: string }[]).map((event) => event.action),
+        ['key.created'],
+      );
+    });
+
+    test('a date outside the years 0001 to 9999 in a query is refused with 400, never written back as another', async () => {
+      const admin = await token();
+      for (const query of [
+        '/audit?to=0000-01-01T00:00:00Z',
+        '/audit?from=0001-01-01T00:00:00%2B01:00',
+        '/usage?to=0000-06-01T00:00:00Z',
+      ]) {
+        const refused = await server.admin(admin, query);
+        assertError(refused, 400, 'validation_failed');
+        assert.doesNotMatch(refused.text, /-0000/);
+      }
+    });
+
     test('an expiry on a day that does not exist is refused with 400 naming expiresAt, never moved', async () => {
       const admin = await token();
       const existing = await createKey(admin, { plan: 'free', name: 'dated' });

@@ -52,4 +52,19 @@ describe('RFC 3339 timestamps', () => {
     assert.equal(parseTimestamp('2000-02-29T12:00:00+02:00'), Date.UTC(2000, 1, 29, 10));
     assert.equal(parseTimestamp('0004-02-29T00:00:00Z'), Date.parse('0004-02-29T00:00:00Z'));
   });
+
+  test('an instant outside the UTC years 0001 to 9999 is refused: it would not read back as written', () => {
+    for (const text of [
+      '0000-01-01T00:00:00Z',
+      '0000-12-31T23:59:59Z',
+      '0001-01-01T00:59:59+01:00',
+      '9999-12-31T23:00:00-01:00',
+    ]) {
+      assert.equal(parseTimestamp(text), undefined, text);
+    }
+    assert.equal(parseTimestamp('0001-01-01T00:00:00Z'), Date.parse('0001-01-01T00:00:00Z'));
+    assert.equal(parseTimestamp('0001-01-01T01:00:00+01:00'), Date.parse('0001-01-01T00:00:00Z'));
+    assert.equal(parseTimestamp('9999-12-31T23:59:59.999Z'), Date.parse('9999-12-31T23:59:59.999Z'));
+    assert.equal(parseTimestamp('9999-12-31T23:59:59-00:00'), Date.parse('9999-12-31T23:59:59Z'));
+  });
 });
