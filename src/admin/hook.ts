@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type RouteConfig, sendError } from '../http/index.js';
-import { bearerToken } from '../keys/index.js';
+import { bearerToken, missingCredentialMessage } from '../keys/index.js';
 import type { AdminAuthenticator } from './authenticator.js';
 import { fromSameOrigin, isBackgroundRefresh, sessionCookie, sessionSecret } from './cookie.js';
 import type { Sessions, SessionView } from './sessions.js';
@@ -114,7 +114,11 @@ export function requireAdmin(app: FastifyInstance): void {
           : 'The admin token is not valid';
       sendError(request, reply, 'invalid_api_key', message, INVALID_CHALLENGE);
     } else {
-      const message = 'An admin token is required: send Authorization: Bearer <ADMIN_TOKEN>';
+      const message = missingCredentialMessage(
+        request.headers.authorization,
+        'an admin token',
+        '<ADMIN_TOKEN>',
+      );
       sendError(request, reply, 'missing_api_key', message, MISSING_CHALLENGE);
     }
   });

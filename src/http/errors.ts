@@ -108,15 +108,27 @@ function hintFor(path: string): string {
   if (path === '/' || path === '') {
     return `: the API is under ${API_PREFIX} (GET ${API_PREFIX}/categories, with a key), its reference at /docs`;
   }
-  if (!path.startsWith(`${API_PREFIX}/`) && API_PATHS.some((pattern) => pattern.test(path))) {
-    return `: the API is under ${API_PREFIX}, at ${API_PREFIX}${path} (its reference is at /docs)`;
+  const bare = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  const inApi = bare.startsWith(`${API_PREFIX}/`);
+  const known = API_PATHS.some((pattern) => pattern.test(inApi ? bare.slice(API_PREFIX.length) : bare));
+  if (!known) return '';
+  if (!inApi) {
+    return `: the API is under ${API_PREFIX}, at ${API_PREFIX}${bare} (its reference is at /docs)`;
   }
-  return '';
+  // Paths have no trailing slash: `/v1/categories/` is not `/v1/categories`.
+  return bare === path ? '' : `: paths end without a slash, ${bare}`;
 }
+
+/** Whether a request asks for a page (a browser's navigation), not data. */
+const wantsPage = (request: FastifyRequest) =>
+  (request.method === 'GET' || request.method === 'HEAD') &&
+  (request.headers.accept?.includes('text/html') ?? false);
 
 /** The 404 answer for an unknown path, pointing at the API when the path is one of it without `/v1`. */
 export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const path = request.url.split('?')[0] ?? '';
+  // Someone who typed the server's address into a browser meant the reference.
+  if (path === '/' && wantsPage(request)) return reply.redirect('/docs', 302);
   // Long paths are not echoed whole.
   const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
   return sendError(request, reply, 'not_found', `No route ${request.method} ${shown}${hintFor(path)}`);

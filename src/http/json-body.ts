@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type ParseError, parse as parseLeniently, printParseErrorCode } from 'jsonc-parser';
 import sjson from 'secure-json-parse';
 import { ApiError } from '../errors/index.js';
 
@@ -30,6 +31,44 @@ function unstorableString(value: unknown): string | undefined {
   return undefined;
 }
 
+/** What went wrong at a place in a body that is not JSON, in words, by jsonc-parser's name for it. */
+const JSON_PROBLEMS: Readonly<Record<string, string>> = {
+  InvalidSymbol: 'a character that starts no JSON value',
+  InvalidNumberFormat: 'a number JSON cannot read',
+  PropertyNameExpected: 'a property name in double quotes was expected',
+  ValueExpected: 'a value was expected',
+  ColonExpected: 'a colon was expected',
+  CommaExpected: 'a comma was expected',
+  CloseBraceExpected: 'a closing } was expected',
+  CloseBracketExpected: 'a closing ] was expected',
+  EndOfFileExpected: 'the body should end here',
+  InvalidCommentToken: 'JSON has no comments',
+  UnexpectedEndOfComment: 'JSON has no comments',
+  UnexpectedEndOfString: 'a string is not closed',
+  UnexpectedEndOfNumber: 'a number ends early',
+  InvalidUnicode: 'a \\u escape needs four hexadecimal digits',
+  InvalidEscapeCharacter: 'an escape JSON does not know',
+  InvalidCharacter: 'a control character must be escaped in a string',
+};
+
+/**
+ * Where a text that `JSON.parse` refused goes wrong, and how, as `: a value was expected at line 1, column 9`.
+ * JSON.parse's own messages name no place on Node 20 and differ between versions, so the text is read again,
+ * on this error path only, by a parser that reports each problem's offset (comments and trailing commas are
+ * errors to it here, as to JSON).
+ */
+function whereJsonFails(text: string): string {
+  const errors: ParseError[] = [];
+  parseLeniently(text, errors, { disallowComments: true, allowTrailingComma: false });
+  const first = errors[0];
+  if (first === undefined) return '';
+  const before = text.slice(0, first.offset);
+  const line = before.split('\n').length;
+  const column = first.offset - before.lastIndexOf('\n');
+  const problem = JSON_PROBLEMS[printParseErrorCode(first.error)] ?? 'not JSON';
+  return `: ${problem} at line ${line}, column ${column}`;
+}
+
 function parseJsonBody(request: FastifyRequest, bytes: Buffer): unknown {
   const encoding = request.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
@@ -51,11 +90,12 @@ function parseJsonBody(request: FastifyRequest, bytes: Buffer): unknown {
   // JSON exchanged between systems is UTF-8 (RFC 8259 section 8.1). Decoding other bytes would replace them
   // with U+FFFD and store text the client never sent, so they are refused instead.
   if (!isUtf8(bytes)) throw new ApiError('malformed_json', 'Request body is not valid UTF-8');
+  const text = bytes.toString('utf8');
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
-    throw new ApiError('malformed_json', 'Request body is not valid JSON');
+    throw new ApiError('malformed_json', `Request body is not valid JSON${whereJsonFails(text)}`);
   }
   const unstorable = unstorableString(value);
   if (unstorable !== undefined) {

@@ -51,6 +51,31 @@ function isBearerScheme(header: string): boolean {
 const BEARER = 'bearer';
 
 /**
+ * Why a request carries no bearer credential, in words that say what to send: the header is missing, or it
+ * holds a credential without the `Bearer` scheme (`Authorization: ps_live_…`), or another scheme (`Basic`).
+ * `what` names the credential, `placeholder` stands for it: `An API key is required: send Authorization:
+ * Bearer <API_KEY>`.
+ */
+export function missingCredentialMessage(
+  header: string | undefined,
+  what: string,
+  placeholder: string,
+): string {
+  const send = `send Authorization: Bearer ${placeholder}`;
+  const value = header?.trim() ?? '';
+  if (value === '') return `${what[0]?.toUpperCase()}${what.slice(1)} is required: ${send}`;
+  const scheme = value.split(/\s/, 1)[0] as string;
+  if (scheme.toLowerCase() === BEARER)
+    return `The Authorization header names no ${what.replace(/^an? /, '')}: ${send}`;
+  if (value.length === scheme.length) {
+    return `The Authorization header lacks its scheme, Bearer, before the credential: ${send}`;
+  }
+  // The scheme is named only when it is a plain word: never echo what may be a credential.
+  const named = /^[A-Za-z][A-Za-z0-9-]{0,19}$/.test(scheme) ? ` ${scheme}` : '';
+  return `The Authorization header uses the scheme${named}, not Bearer: ${send}`;
+}
+
+/**
  * Identifies the caller of every route in the scope: sets `request.apiKey`, or `request.credentialProblem`.
  * It answers nothing itself, so that the rate limiter can count the request (by key, or by address for
  * strangers) before `requireApiKey` refuses it. Keys in the query string are ignored.
@@ -134,7 +159,7 @@ export function requireApiKey(app: FastifyInstance, env: Environment): void {
           : `The API key expired at ${at}: ask for a new key`;
       sendError(request, reply, 'api_key_expired', message, EXPIRED_CHALLENGE);
     } else {
-      const message = 'An API key is required: send Authorization: Bearer <API_KEY>';
+      const message = missingCredentialMessage(request.headers.authorization, 'an API key', '<API_KEY>');
       sendError(request, reply, 'missing_api_key', message, MISSING_CHALLENGE);
     }
   });

@@ -11,7 +11,13 @@ export {
   keyEnvironment,
   randomBase62,
 } from './format.js';
-export { bearerToken, identifyCaller, requireApiKey, requireScope } from './hook.js';
+export {
+  bearerToken,
+  identifyCaller,
+  missingCredentialMessage,
+  requireApiKey,
+  requireScope,
+} from './hook.js';
 export {
   type CreateKeyInput,
   checkName,

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { assertError, eventually } from '../support/assertions.js';
 import { BACKENDS } from '../support/backends.js';
 import { RawConnection } from '../support/raw-http.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { request, startTestServer, type TestServer } from '../support/server.js';
 
 /** Sends raw bytes and returns everything the server answers before it closes the connection. */
 function rawRequest(url: string, bytes: string): Promise<string> {
@@ -72,15 +72,27 @@ for (const backend of BACKENDS) {
         }));
     }
 
-    test('400 malformed_json for a body that is not JSON', () =>
+    test('400 malformed_json for a body that is not JSON, saying what and where', () =>
       storesNothing(async () => {
-        for (const text of ['{"name":', '{name: "Dog"}', "{'name':'Dog'}", '{"name":"Dog"}}', '\u0000']) {
+        const bodies: [string, string][] = [
+          ['{"name":', 'a value was expected at line 1, column 9'],
+          ['{name: "Dog"}', 'a character that starts no JSON value at line 1, column 2'],
+          ["{'name':'Dog'}", 'at line 1, column 2'],
+          ['{"name":"Dog"}}', 'the body should end here at line 1, column 15'],
+          ['{\n  "name": "Dog",\n}', 'a property name in double quotes was expected at line 3, column 1'],
+          ['{"name": "Dog" "description": "x"}', 'a comma was expected at line 1, column 16'],
+          ['\u0000', 'at line 1, column 1'],
+        ];
+        for (const [text, where] of bodies) {
           const response = await server.call(CATEGORIES, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: text,
           });
           assertError(response, 400, 'malformed_json');
+          const { message } = response.body as { message: string };
+          assert.ok(message.startsWith('Request body is not valid JSON: '), message);
+          assert.ok(message.endsWith(where), `${JSON.stringify(text)}: ${message}`);
         }
       }));
 
@@ -272,6 +284,37 @@ for (const backend of BACKENDS) {
         'No route GET /pets/7: the API is under /v1, at /v1/pets/7 (its reference is at /docs)',
       );
       assert.equal(await message('/nothing'), 'No route GET /nothing');
+    });
+
+    test('a path of the API with a trailing slash names the path without it; a browser at / goes to the reference', async () => {
+      const paths: [string, string][] = [
+        ['/v1/categories/', 'paths end without a slash, /v1/categories'],
+        ['/v1/pets/7//', 'paths end without a slash, /v1/pets/7'],
+      ];
+      for (const [path, hint] of paths) {
+        const response = await server.call(path);
+        assertError(response, 404, 'not_found');
+        assert.equal((response.body as { message: string }).message, `No route GET ${path}: ${hint}`);
+      }
+      const page = await request(`${server.url}/`, {
+        headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+        redirect: 'manual',
+      });
+      assert.equal(page.status, 302);
+      assert.equal(page.headers.get('location'), '/docs');
+      assertError(
+        await server.call('/', { headers: { authorization: '', accept: '*/*' } }),
+        404,
+        'not_found',
+      );
+    });
+
+    test('a key sent without its scheme is told so, not that a key is required', async () => {
+      const response = await server.call(CATEGORIES, { headers: { authorization: server.key } });
+      assertError(response, 401, 'missing_api_key');
+      const { message } = response.body as { message: string };
+      assert.match(message, /lacks its scheme, Bearer/);
+      assert.ok(!message.includes(server.key), 'the key is not echoed');
     });
 
     test('the Node HTTP parser refusing a request still gives the Error body', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bearerToken } from '../../src/keys/index.js';
+import { bearerToken, missingCredentialMessage } from '../../src/keys/index.js';
 
 test('bearer tokens: the scheme is case-insensitive; anything else is no token', () => {
   const cases: [string | undefined, string | undefined][] = [
@@ -26,4 +26,23 @@ test('a header of many spaces is parsed in linear time', () => {
   const perCallMs = Number(process.hrtime.bigint() - started) / 1e6 / 100;
   // A backtracking regular expression took about 145 ms for 15,000 spaces; linear parsing takes microseconds.
   assert.ok(perCallMs < 5, `${perCallMs.toFixed(2)} ms per call`);
+});
+
+test('without a bearer credential, the answer says what the header lacks, and never echoes a credential', () => {
+  const send = 'send Authorization: Bearer <API_KEY>';
+  const cases: [string | undefined, string][] = [
+    [undefined, `An API key is required: ${send}`],
+    ['   ', `An API key is required: ${send}`],
+    [
+      'ps_live_4Fh2kP9qLx0ZbT7mW3cR1d0N8xYzQ2aB',
+      `The Authorization header lacks its scheme, Bearer, before the credential: ${send}`,
+    ],
+    ['Bearer', `The Authorization header names no API key: ${send}`],
+    ['bearer   ', `The Authorization header names no API key: ${send}`],
+    ['Basic dXNlcjpwYXNz', `The Authorization header uses the scheme Basic, not Bearer: ${send}`],
+    ['ps_live_4Fh2kP9qLx0Zb tail', `The Authorization header uses the scheme, not Bearer: ${send}`],
+  ];
+  for (const [header, expected] of cases) {
+    assert.equal(missingCredentialMessage(header, 'an API key', '<API_KEY>'), expected, String(header));
+  }
 });

@@ -68,6 +68,8 @@ export interface RequestInitLike {
   method?: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** `manual` answers a redirect itself, where fetch would follow it. */
+  redirect?: 'follow' | 'manual';
 }
 
 /** A fresh temporary directory, removed by the returned function. */
