@@ -33,9 +33,24 @@ Commands:
 Run 'petstore <command> --help' for a command's usage.
 `;
 
+/**
+ * A reader that goes away before the end (`petstore config | head -1`) closes the pipe, and the next write
+ * fails with EPIPE: the command stops there, quietly, as Unix tools do, where Node would print an unhandled
+ * error's stack. Not for `serve`, which drains its requests on a signal, never on a log reader's exit.
+ */
+function exitQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(process.exitCode ?? 0);
+    });
+  }
+}
+
 /** Exit codes: 0 success, 1 failure at run time (including bad configuration), 2 wrong arguments. */
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
+  if (command !== 'serve') exitQuietlyOnClosedPipe();
   if (command === '--version' || command === '-v' || command === 'version') {
     process.stdout.write(`petstore ${packageVersion()}\n`);
     return 0;

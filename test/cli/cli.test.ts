@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -24,6 +26,21 @@ describe('petstore: version, help and wrong arguments', () => {
       const result = await runCli([flag], {});
       assert.equal(result.code, 0);
       assert.equal(result.stdout, `petstore ${version}\n`);
+    }
+  });
+
+  test('a reader that closes the pipe early (petstore config | head -1) ends the command quietly', async () => {
+    for (const args of [['config'], ['--help'], ['keys', '--help']]) {
+      const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      // Closed before the command writes a byte: its first write meets EPIPE.
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      const [code] = await once(child, 'exit');
+      assert.equal(stderr, '', `${args.join(' ')}: nothing on stderr`);
+      assert.equal(code, 0, args.join(' '));
     }
   });
 
