@@ -1,4 +1,4 @@
-import { SETTING_NAMES, settingsHelp } from '../config/index.js';
+import { OPERATOR_SETTINGS, settingsHelp } from '../config/index.js';
 import { ADMIN_TOKENS_OPTIONS, ADMIN_TOKENS_USAGE, AUDIT_OPTIONS, AUDIT_USAGE } from './admin.js';
 import type { OptionSpec } from './args.js';
 import { BACKUP_OPTIONS, BACKUP_USAGE, RESTORE_OPTIONS, RESTORE_USAGE } from './backup.js';
@@ -19,7 +19,7 @@ key, shown once (on the terminal, or in first-api-key.txt there). 'petstore conf
 effect and where it comes from.
 
 Reads:
-${settingsHelp(SETTING_NAMES)}`;
+${settingsHelp(OPERATOR_SETTINGS)}`;
 
 /** serve takes no arguments at all: main.ts refuses any ("serve takes no arguments: …"). */
 export const SERVE_OPTIONS = {} as const satisfies OptionSpec;

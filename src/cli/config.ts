@@ -1,4 +1,4 @@
-import { describeSettings, SETTING_NAMES, settingsHelp } from '../config/index.js';
+import { describeSettings, OPERATOR_SETTINGS, settingsHelp } from '../config/index.js';
 import { printableUrl } from '../log/index.js';
 import { type OptionSpec, parseOptions, UsageError } from './args.js';
 import { jsonLine, printable } from './output.js';
@@ -10,7 +10,7 @@ PETSTORE_CONFIG file), default (the service's own), or unset. Passwords in URLs 
 configuration is refused as a start would refuse it, with every problem named. --json prints one object.
 
 Settings of the environment:
-${settingsHelp(SETTING_NAMES)}
+${settingsHelp(OPERATOR_SETTINGS)}
 
 The PETSTORE_CONFIG file may set plans.free, plans.pro, plans.business, anonymous, admin (each
 {"perMinute", "perDay"}), ban.after, ban.durationSeconds, deprecation.deprecatedAt, deprecation.sunsetAt,

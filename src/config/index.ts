@@ -11,12 +11,19 @@ import type { DeprecationPolicy } from '../versioning/index.js';
 import { type Env, EnvSchema } from './env.js';
 import { type ConfigFile, deprecationOf, rateLimitPolicy, readConfigFile } from './file.js';
 import { packageRoot } from './package.js';
-import { defaultOf, descriptionOf, SETTING_NAMES, type Setting } from './settings.js';
+import { defaultOf, descriptionOf, SETTING_NAMES, type Setting, TESTING_AIDS } from './settings.js';
 
 export { DEFAULT_RATE_LIMIT_POLICY } from './defaults.js';
 export { readConfigFile } from './file.js';
 export { packageBytes, packageFile, packageVersion } from './package.js';
-export { SETTING_NAMES, type Setting, STORAGE_SETTINGS, settingsHelp } from './settings.js';
+export {
+  OPERATOR_SETTINGS,
+  SETTING_NAMES,
+  type Setting,
+  STORAGE_SETTINGS,
+  settingsHelp,
+  TESTING_AIDS,
+} from './settings.js';
 
 /** The public base URLs of the API, each ending in `/v1`, when configured. */
 export interface PublicUrls {
@@ -296,7 +303,9 @@ export function describeSettings(source: NodeJS.ProcessEnv = process.env): Setti
   const origins: Partial<Record<keyof Env, string | undefined>> = {
     PETSTORE_DATA_DIR: DATA_DIR_ORIGINS[config.dataDirOrigin],
   };
-  const settings: Setting[] = SETTING_NAMES.map((name) => {
+  // A testing aid is shown only when it is set: it is no setting of an operator's.
+  const shown = SETTING_NAMES.filter((name) => !TESTING_AIDS.includes(name) || given(name) !== undefined);
+  const settings: Setting[] = shown.map((name) => {
     const value = given(name);
     const fallback = defaultOf(name) ?? derived[name];
     const origin = value === undefined ? origins[name] : undefined;

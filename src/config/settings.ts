@@ -18,6 +18,15 @@ export interface Setting {
 /** Every environment variable of the service, in the order of its schema. */
 export const SETTING_NAMES = Object.keys(EnvSchema.properties) as (keyof Env)[];
 
+/**
+ * Variables that exist for the tests alone (docs/development.md): `petstore config` shows one only when it is
+ * set, and no `--help` offers it to operators.
+ */
+export const TESTING_AIDS: readonly (keyof Env)[] = ['PETSTORE_CLOCK_OFFSET_MS'];
+
+/** The variables an operator sets: every one but the testing aids, in the order of the schema. */
+export const OPERATOR_SETTINGS = SETTING_NAMES.filter((name) => !TESTING_AIDS.includes(name));
+
 /** What a variable takes, and its default, for a command's `--help`: `  PORT  a TCP port, 0 to 65535 (default 8080)`. */
 export function settingsHelp(names: readonly (keyof Env)[]): string {
   const width = Math.max(...names.map((name) => name.length));

@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url';
 import {
   ConfigError,
   loadConfig,
+  OPERATOR_SETTINGS,
   resolveDataDir,
-  SETTING_NAMES,
   type Setting,
+  TESTING_AIDS,
 } from '../../src/config/index.js';
 import { runCli } from '../support/process.js';
 import { tempDir } from '../support/server.js';
@@ -238,10 +239,15 @@ describe('configuration', () => {
       const settings = (JSON.parse(json.stdout) as { settings: Setting[] }).settings;
       const named = Object.fromEntries(settings.map((setting) => [setting.name, setting]));
       assert.deepEqual(
-        settings.slice(0, SETTING_NAMES.length).map((setting) => setting.name),
-        [...SETTING_NAMES],
-        'every variable, in order',
+        settings.slice(0, OPERATOR_SETTINGS.length).map((setting) => setting.name),
+        [...OPERATOR_SETTINGS],
+        'every variable of an operator, in order; no testing aid',
       );
+      const aided = await runCli(['config', '--json'], { ...env, PETSTORE_CLOCK_OFFSET_MS: '1500' });
+      const aid = (JSON.parse(aided.stdout) as { settings: Setting[] }).settings.find(
+        (setting) => setting.name === 'PETSTORE_CLOCK_OFFSET_MS',
+      );
+      assert.deepEqual([aid?.value, aid?.source], ['1500', 'env'], 'a testing aid that is set is shown');
       assert.deepEqual(
         ['DATABASE_URL', 'REDIS_URL', 'PORT', 'HOST', 'CORS_ORIGINS', 'plans.free', 'plans.pro'].map(
           (name) => [name, named[name]?.value, named[name]?.source],
@@ -304,8 +310,9 @@ describe('configuration', () => {
   test('each command says in --help what it reads; serve and config name every variable', async () => {
     for (const command of ['serve', 'config']) {
       const help = (await runCli([command, '--help'], {})).stdout;
-      for (const name of SETTING_NAMES)
+      for (const name of OPERATOR_SETTINGS)
         assert.match(help, new RegExp(`^  ${name} `, 'm'), `${command}: ${name}`);
+      for (const name of TESTING_AIDS) assert.doesNotMatch(help, new RegExp(name), `${command}: ${name}`);
     }
     for (const [command, names] of [
       ['migrate', ['DATABASE_URL', 'PETSTORE_DATA_DIR']],
