@@ -39,6 +39,8 @@ describe('npm pack, installed into a prefix, run from an empty directory', {
     PETSTORE_CONFIG: '',
   };
   let files: string[] = [];
+  /** What npm printed on stderr while installing the tarball. */
+  let installWarnings = '';
 
   before(async () => {
     for (const sub of ['home', 'empty']) mkdirSync(path.join(dir, sub));
@@ -55,7 +57,7 @@ describe('npm pack, installed into a prefix, run from an empty directory', {
     // so a cache that only `npm ci` filled cannot serve `--offline`. About 15 s. Install scripts are skipped
     // because better-sqlite3's would compile SQLite for a minute; its addon is taken from the checkout instead,
     // built for this very Node by `npm ci`, once the versions are checked to be the same.
-    await run(
+    const installed = await run(
       'npm',
       [
         'install',
@@ -69,6 +71,7 @@ describe('npm pack, installed into a prefix, run from an empty directory', {
       ],
       { cwd: empty, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
     );
+    installWarnings = installed.stderr;
     for (const name of ['better-sqlite3', 'better-sqlite3-node20']) {
       const built = path.join(CHECKOUT, 'node_modules', name, 'build');
       if (!existsSync(built)) continue;
@@ -108,6 +111,34 @@ describe('npm pack, installed into a prefix, run from an empty directory', {
       files.filter((file) => file.startsWith('dist/test/') || file.startsWith('src/')),
       [],
     );
+  });
+
+  test('every warning of the install, and every install script npm asks approval for, is one the docs explain', async () => {
+    // The install section of docs/production.md, up to the next heading.
+    const guide = readFileSync(path.join(CHECKOUT, 'docs', 'production.md'), 'utf8');
+    const section = /## Installing outside the checkout\n([\s\S]*?)\n## /.exec(guide)?.[1] ?? '';
+    const explained = (name: string) => section.includes(`\`${name}@`) || section.includes(`\`${name}\``);
+    const warnings = installWarnings.split('\n').filter((line) => line.startsWith('npm warn'));
+    const kinds = new Set(warnings.map((line) => line.split(' ')[2]));
+    for (const kind of kinds)
+      assert.ok(kind === 'EBADENGINE', `a warning the docs do not explain: ${kind}\n${installWarnings}`);
+    // EBADENGINE blocks name their package as `package: 'name@version'`.
+    for (const [, name] of installWarnings.matchAll(/package: '(@?[^@']+)@[^']+'/g)) {
+      assert.ok(
+        explained(name as string),
+        `EBADENGINE for ${name}, which docs/production.md does not explain`,
+      );
+    }
+    // The scripts npm 11 runs without an approval; the install above skipped them (--ignore-scripts), npm
+    // lists them. (npm 10 has no such command, and nothing to explain.)
+    const listed = await run('npm', ['install-scripts', 'ls'], { cwd: prefix }).catch(() => undefined);
+    for (const [, name] of (listed?.stdout ?? '').matchAll(/^\s+(@?[^@\s]+)@\S+ \(/gm)) {
+      assert.ok(
+        explained(name as string),
+        `an install script of ${name}, which docs/production.md does not explain`,
+      );
+    }
+    assert.ok(explained('@petstore-api/server'), "the package's own prepare is explained");
   });
 
   test('makes a key, serves it, and keeps it across a restart, with its data under XDG_DATA_HOME', async () => {
