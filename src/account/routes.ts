@@ -187,9 +187,13 @@ export function createAccountHandlers(deps: {
       const key = callerOf(request);
       const revoked = await keys.revoke(key.id, key.id);
       if (revoked === undefined) throw new Error(`the calling key ${key.id} is not stored`);
-      // This instance refuses it from the next request; the others within their refresh.
+      // This instance refuses them from the next request; the others within their refresh.
       await authenticator.refresh();
-      return reply.send({ id: revoked.id, revokedAt: revoked.revokedAt });
+      return reply.send({
+        id: revoked.record.id,
+        revokedAt: revoked.record.revokedAt,
+        successorsRevoked: revoked.successors.map((successor) => successor.id),
+      });
     },
   };
 }

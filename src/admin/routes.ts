@@ -177,7 +177,12 @@ export function createAdminHandlers(deps: {
     },
     async revokeApiKey(request, reply) {
       const id = idOf(request.params);
-      return reply.send(found(await keys.revoke(id, actor(request)), id));
+      const revoked = await keys.revoke(id, actor(request));
+      if (revoked === undefined) throw missing(id);
+      return reply.send({
+        ...view(revoked.record),
+        successorsRevoked: revoked.successors.map((successor) => successor.id),
+      });
     },
     async unbanApiKey(request, reply) {
       const id = idOf(request.params);

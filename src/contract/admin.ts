@@ -113,6 +113,18 @@ export const ApiKey = Type.Object(
   { additionalProperties: false, description: 'An API key.' },
 );
 
+export const RevokedApiKey = Type.Object(
+  {
+    ...ApiKey.properties,
+    successorsRevoked: Type.Array(KeyId, {
+      description:
+        'The keys rotated from it (its successor, that one’s successor, and so on), revoked with it, in the ' +
+        'order they were made.',
+    }),
+  },
+  { additionalProperties: false, description: 'An API key revoked, with its successors revoked with it.' },
+);
+
 export const ApiKeyCreated = Type.Object(
   {
     ...ApiKey.properties,
@@ -429,6 +441,7 @@ export const ADMIN_SCHEMAS = {
   Rotation,
   ApiKey,
   ApiKeyCreated,
+  RevokedApiKey,
   AuditEvent,
   Session,
   SessionStarted,
@@ -531,9 +544,16 @@ export const ADMIN_OPERATIONS = [
     tag: 'Keys',
     summary: 'Revoke an API key',
     description:
-      'Every instance refuses the key within 5 seconds. Revoking a revoked key changes nothing and answers it.',
+      'Revokes the key and every key rotated from it, its successors (whoever holds a leaked key could have ' +
+      'rotated it to a successor of their own), each audited. Every instance refuses them within 5 seconds. ' +
+      'To end only a rotated key’s grace period, set its `expiresAt` to now instead. Revoking a revoked key ' +
+      'revokes what it has not revoked yet and answers it. No body.',
     params: 'KeyParams',
-    success: { status: 200, description: 'The revoked key.', schema: 'ApiKey' },
+    success: {
+      status: 200,
+      description: 'The revoked key, and the successors revoked with it.',
+      schema: 'RevokedApiKey',
+    },
     errors: [400, 404],
   },
   {

@@ -170,8 +170,13 @@ export const RevokedKey = Type.Object(
   {
     id: KeyId,
     revokedAt: Timestamp('When it was revoked: every instance refuses it within 5 seconds.'),
+    successorsRevoked: Type.Array(KeyId, {
+      description:
+        'The keys rotated from it (its successor, that one’s successor, and so on), revoked with it, in ' +
+        'the order they were made.',
+    }),
   },
-  { additionalProperties: false, description: 'The calling key, revoked.' },
+  { additionalProperties: false, description: 'The calling key, revoked, with its successors.' },
 );
 
 export type KeyInfo = Static<typeof KeyInfo>;

@@ -230,9 +230,10 @@ export const OPERATIONS = [
     tag: 'Keys',
     summary: 'Revoke the calling API key',
     description:
-      'For a key that leaked: revokes the calling key at once. This instance refuses it from the next ' +
-      'request, every instance within 5 seconds (401 `invalid_api_key`). Its successor, if it was rotated, ' +
-      'keeps working. Audited as made by the key. No body.',
+      'For a key that leaked: revokes the calling key at once, and every key rotated from it (whoever holds ' +
+      'the leaked key could have rotated it to a successor of their own). This instance refuses them from the ' +
+      'next request, every instance within 5 seconds (401 `invalid_api_key`). Audited as made by the key. ' +
+      'No body (400 `validation_failed` for one).',
     stability: 'beta',
     success: { status: 200, description: 'The key, revoked.', schema: 'RevokedKey' },
     errors: [],

@@ -29,6 +29,7 @@ export {
   KeyRevokedError,
   KeyRotatedError,
   MAX_GRACE_MS,
+  type RevokedKeys,
 } from './manager.js';
 export {
   type ApiKeyChange,

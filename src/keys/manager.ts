@@ -99,10 +99,24 @@ export interface KeyManager {
     graceMs: number,
     actor?: Actor,
   ): Promise<(IssuedKey & { previous: ApiKeyRecord }) | undefined>;
-  /** Revokes a key (the first revocation stands); undefined if no key has that id. */
-  revoke(id: string, actor?: Actor): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Revokes a key and every key rotated from it, its successors (the first revocation of each stands), each
+   * audited; undefined if no key has that id. Answers each as read back after its change, the key first.
+   */
+  revoke(id: string, actor?: Actor): Promise<RevokedKeys | undefined>;
+  /**
+   * The keys rotated from a key that are not revoked yet, in the order they were made: what revoking it
+   * revokes with it, to name before asking. Empty for a key never rotated, or one that does not exist.
+   */
+  successors(id: string): Promise<ApiKeyRecord[]>;
   /** Lifts the ban of a key's budget on every server within seconds; undefined if no key has that id. */
   unban(id: string, actor?: Actor): Promise<ApiKeyRecord | undefined>;
+}
+
+/** A revocation: the key revoked and its successors revoked with it, each as read back after its change. */
+export interface RevokedKeys {
+  record: ApiKeyRecord;
+  successors: ApiKeyRecord[];
 }
 
 /** A public key id such as `key_3fK9x2LmQ8aZ`: random, so ids say nothing about how many keys exist. */
@@ -343,8 +357,37 @@ export function createKeyManager(deps: {
       return { ...issued, previous: { ...previous, expiresAt: oldEnd, replacedBy: issued.record.id } };
     },
     async revoke(id, actor = CLI_ACTOR) {
-      if (!(await apiKeys.revoke(id, now(), entry(actor, 'key.revoked', id, {})))) return undefined;
-      return apiKeys.get(id);
+      const at = now();
+      if (!(await apiKeys.revoke(id, at, entry(actor, 'key.revoked', id, {})))) return undefined;
+      const record = await apiKeys.get(id);
+      if (record === undefined) return undefined;
+      // A leaked key can rotate itself, and its successor again (K1 -> K2 -> K3): revoking K1 alone would leave
+      // the thief's successors working. Each successor is read after the key before it is revoked, so a
+      // rotation that raced this revocation either committed first (and is followed here) or was refused
+      // (a revoked key cannot be rotated).
+      const successors: ApiKeyRecord[] = [];
+      const seen = new Set([id]);
+      for (let next = record.replacedBy; next !== null && !seen.has(next); ) {
+        seen.add(next);
+        await apiKeys.revoke(next, at, entry(actor, 'key.revoked', next, { successorOf: id }));
+        const successor = await apiKeys.get(next);
+        if (successor === undefined) break;
+        successors.push(successor);
+        next = successor.replacedBy;
+      }
+      return { record, successors };
+    },
+    async successors(id) {
+      const chain: ApiKeyRecord[] = [];
+      const seen = new Set([id]);
+      for (let next = (await apiKeys.get(id))?.replacedBy ?? null; next !== null && !seen.has(next); ) {
+        seen.add(next);
+        const successor = await apiKeys.get(next);
+        if (successor === undefined) break;
+        if (successor.revokedAt === null) chain.push(successor);
+        next = successor.replacedBy;
+      }
+      return chain;
     },
     async unban(id, actor = CLI_ACTOR) {
       if (!(await apiKeys.unban(id, now(), entry(actor, 'key.unbanned', id, {})))) return undefined;

@@ -119,6 +119,19 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await auditOf(id), ['cli key.created']);
     });
 
+    test('revoke: a rotated key takes its successors with it, which a thief holding it may have made', async () => {
+      const { id, key } = await server.createKey({ plan: 'free', name: 'leaked' });
+      const rotated = await post(key, '/v1/key/rotate', { gracePeriodSeconds: 86_400 });
+      assert.equal(rotated.status, 201, rotated.text);
+      const successor = rotated.body as RotatedKey;
+      server.issuedKeys.push(successor.key);
+      const revoked = await post(key, '/v1/key/revoke');
+      assert.equal(revoked.status, 200, revoked.text);
+      assert.deepEqual((revoked.body as { successorsRevoked: string[] }).successorsRevoked, [successor.id]);
+      assertError(await server.call('/v1/key', as(successor.key)), 401, 'invalid_api_key');
+      assert.deepEqual(await auditOf(successor.id), [`${id} key.revoked`]);
+    });
+
     test('revoke: the key is refused from its next request, audited as the key; no other key is touched', async () => {
       const other = await server.createKey({ plan: 'free', name: 'bystander' });
       const { id, key } = await server.createKey({ plan: 'free', name: 'leaked' });
@@ -132,7 +145,11 @@ for (const backend of BACKENDS) {
       assert.equal((await server.call('/v1/key', as(key))).status, 200, 'nothing was revoked');
       const revoked = await post(key, '/v1/key/revoke');
       assert.equal(revoked.status, 200, revoked.text);
-      assert.deepEqual(revoked.body, { id, revokedAt: new Date(clock.now()).toISOString() });
+      assert.deepEqual(revoked.body, {
+        id,
+        revokedAt: new Date(clock.now()).toISOString(),
+        successorsRevoked: [],
+      });
       assertError(await server.call('/v1/key', as(key)), 401, 'invalid_api_key');
       assertError(await post(key, '/v1/key/rotate'), 401, 'invalid_api_key');
       assert.equal((await server.call('/v1/key', as(other.key))).status, 200, 'the bystander still works');

@@ -442,6 +442,61 @@ for (const backend of BACKENDS) {
       );
     });
 
+    test('revoking a leaked key revokes every key rotated from it, each audited; ending a grace alone is an expiry', async () => {
+      const admin = await token();
+      const leaked = await createKey(admin, { plan: 'free', name: 'leaked' });
+      // The thief rotates the leaked key with a long grace, then its successor again: K1 -> K2 -> K3.
+      const rotateItself = async (key: string) => {
+        const rotated = await server.call('/v1/key/rotate', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ gracePeriodSeconds: 2_592_000 }),
+        });
+        assert.equal(rotated.status, 201, rotated.text);
+        server.issuedKeys.push((rotated.body as { key: string }).key);
+        return rotated.body as { id: string; key: string };
+      };
+      const second = await rotateItself(leaked.key as string);
+      const third = await rotateItself(second.key);
+      const revoked = await server.admin(admin, `/keys/${leaked.id}/revoke`, { method: 'POST' });
+      assert.equal(revoked.status, 200, revoked.text);
+      const body = revoked.body as ApiKeyView & { successorsRevoked: string[] };
+      assert.equal(body.state, 'revoked');
+      assert.deepEqual(body.successorsRevoked, [second.id, third.id]);
+      await server.deps.authenticator.refresh();
+      for (const key of [leaked.key as string, second.key, third.key]) {
+        assertError(await server.call('/v1/categories', asKey(key)), 401, 'invalid_api_key');
+      }
+      for (const [id, details] of [
+        [second.id, { successorOf: leaked.id }],
+        [third.id, { successorOf: leaked.id }],
+      ] as const) {
+        const events = (await server.admin(admin, `/audit?target=${id}`)).body as {
+          action: string;
+          details: unknown;
+        }[];
+        assert.deepEqual(events.at(-1), { ...events.at(-1), action: 'key.revoked', details });
+      }
+      // Revoking the first key again revokes nothing more and answers the same chain.
+      const again = await server.admin(admin, `/keys/${leaked.id}/revoke`, { method: 'POST' });
+      assert.deepEqual((again.body as { successorsRevoked: string[] }).successorsRevoked, [
+        second.id,
+        third.id,
+      ]);
+
+      // The operator who only wants a rotated key's grace over expires it: its successor keeps working.
+      const kept = await createKey(admin, { plan: 'free', name: 'kept' });
+      const successor = await rotateItself(kept.key as string);
+      const expired = await server.admin(admin, `/keys/${kept.id}`, {
+        method: 'PATCH',
+        json: { expiresAt: new Date(clock.now()).toISOString() },
+      });
+      assert.equal(expired.status, 200, expired.text);
+      await server.deps.authenticator.refresh();
+      assertError(await server.call('/v1/categories', asKey(kept.key as string)), 401, 'api_key_expired');
+      assert.equal((await server.call('/v1/categories', asKey(successor.key))).status, 200);
+    });
+
     test('a key past its expiry gets 401 api_key_expired', async () => {
       const admin = await token();
       const expiresAt = new Date(clock.now() + 60_000).toISOString();
