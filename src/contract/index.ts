@@ -15,7 +15,7 @@ export {
   type UsageQuery,
 } from './admin.js';
 export { type AdminDocumentOptions, buildAdminDocument } from './admin-openapi.js';
-export { SUCCESS_ANSWERS } from './answers.js';
+export { successAnswers } from './answers.js';
 export { ADMIN_API, API_PREFIX, V1_API } from './apis.js';
 export type { ApiDescription } from './document.js';
 export {

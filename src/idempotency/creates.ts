@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock/index.js';
-import { SUCCESS_ANSWERS } from '../contract/index.js';
+import { successAnswers } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 import { JSON_CONTENT_TYPE } from '../http/index.js';
 import {
@@ -75,6 +75,8 @@ export function createIdempotentCreates(deps: { storage: Storage; clock: Clock }
   const { storage, clock } = deps;
   // Keys being created under in this process. Across instances the storage's own lock answers in_use.
   const inFlight = new Set<string>();
+  // Compiled now, as the app is built, not by the first create.
+  const answers = successAnswers();
 
   return {
     async run<O extends CreateOperation>(
@@ -82,7 +84,7 @@ export function createIdempotentCreates(deps: { storage: Storage; clock: Clock }
       operation: O,
       input: Creates[O]['input'],
     ): Promise<CreateOutcome<O>> {
-      const { status, serialize } = SUCCESS_ANSWERS[operation];
+      const { status, serialize } = answers[operation];
       /** The answer to what the storage made, or its refusal as it is. */
       const outcomeOf = (result: CreateResult<O>) =>
         (result.ok
