@@ -7,6 +7,8 @@
 // longer search directories, so the files are listed here, the same way on every Node. Arguments narrow the
 // run to the files whose path starts with one of them: `node test/support/run-tests.mjs dist/test/cli`.
 // TEST_CONCURRENCY sets how many files run at once (default: the CPUs, at least 2; 1 runs them one by one).
+// A file that runs past TEST_FILE_MINUTES (default 20) is killed with everything it started, and fails with
+// the output it wrote so far: a hung file costs one failure, never the whole run.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -48,6 +50,7 @@ const concurrency = Math.max(
   1,
   Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism()),
 );
+const fileLimitMs = (Number(process.env.TEST_FILE_MINUTES) || 20) * 60_000;
 
 let previous = {};
 try {
@@ -67,16 +70,28 @@ const queue = [...files].sort((a, b) => expected(b) - expected(a) || a.localeCom
 function runFile(file) {
   const started = performance.now();
   return new Promise((resolve) => {
+    // A process group of its own, so that a file past its time is killed with its servers and browsers.
     const child = spawn(
       process.execPath,
       ['--test', '--test-reporter=./test/support/summary-reporter.mjs', file],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
     const chunks = [];
+    let timedOut = false;
+    const watchdog = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }, fileLimitMs);
     child.stdout.on('data', (chunk) => chunks.push(chunk));
     child.stderr.on('data', (chunk) => chunks.push(chunk));
     child.on('close', (code, signal) => {
-      const output = Buffer.concat(chunks).toString('utf8');
+      clearTimeout(watchdog);
+      let output = Buffer.concat(chunks).toString('utf8');
+      if (timedOut) output += `\nFAILED: ${file} ran past ${fileLimitMs / 60_000} minutes and was killed\n`;
       const counts = /^(\d+) passed, (\d+) failed/m.exec(output.split('\n').filter(Boolean).at(-1) ?? '');
       const failed = counts === null ? 0 : Number(counts[2]);
       resolve({

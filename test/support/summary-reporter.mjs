@@ -15,8 +15,14 @@ export default async function* summaryReporter(source) {
       path[data.nesting] = data.name;
       path.length = data.nesting + 1;
     } else if (type === 'test:pass' || type === 'test:fail') {
-      // Suites (describe) report too; count only leaf tests.
-      if (data.details?.type === 'suite') continue;
+      // Suites (describe) report too; count only leaf tests. A suite fails on its own when a hook of its fails
+      // (a before that throws): its tests are then cancelled, and the hook's error is only here.
+      if (data.details?.type === 'suite') {
+        if (type === 'test:fail' && data.details?.error?.failureType !== 'subtestsFailed') {
+          failures.push({ ...data, name: [...path.slice(0, data.nesting), data.name].join(' > ') });
+        }
+        continue;
+      }
       const indent = '  '.repeat(data.nesting);
       const ms = data.details?.duration_ms?.toFixed(0) ?? '?';
       if (type === 'test:pass' && (data.skip || data.todo)) {
