@@ -12,6 +12,7 @@ export {
   randomBase62,
 } from './format.js';
 export { bearerToken, identifyCaller, requireApiKey, requireScope } from './hook.js';
+export { crc32, KEY_LENGTH, type KeyFault, keyFault } from './key-text.js';
 export {
   type CreateKeyInput,
   checkName,
