@@ -20,7 +20,7 @@ import { positiveInteger } from './settings.js';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 /** What the panel adds to `/docs`; the rest is what Redoc alone downloaded. */
-const PANEL = /\/docs\/assets\//;
+const PANEL = /\/docs\/assets\/try-it\./;
 
 /** The gzipped size of a page and of every file it names (scripts, styles), each fetched once. */
 async function downloads(url: string, page: string, extra: string[]): Promise<Map<string, number>> {

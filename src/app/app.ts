@@ -30,7 +30,7 @@ import {
   V1_API,
 } from '../contract/index.js';
 import { registerCors } from '../cors/index.js';
-import { GUIDES, guideUrl, registerDocs, withCodeSamples } from '../docs/index.js';
+import { GUIDES, guideUrl, registerDocs } from '../docs/index.js';
 import { type Domains, registerDomains } from '../domains/index.js';
 import { HEALTH_PATHS, type ReadinessCheck, registerHealth } from '../health/index.js';
 import {
@@ -356,7 +356,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers, sessions });
 
-  const json = (document: unknown) => Buffer.from(JSON.stringify(document));
   registerDocs(
     app,
     [
@@ -364,24 +363,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'Pet Store API reference',
         page: '/docs',
         spec: DOCUMENT_PATHS[0],
-        document: json(
-          withCodeSamples(
-            buildOpenApiDocument({
-              servers: config.publicUrls,
-              rateLimit: config.rateLimit,
-              deprecation: config.deprecation,
-              changelog: packageFile('CHANGELOG.md'),
-              guides: GUIDES.map(({ slug, title, summary }) => ({ title, url: guideUrl(slug), summary })),
-            }),
-          ),
-        ),
+        document: buildOpenApiDocument({
+          servers: config.publicUrls,
+          rateLimit: config.rateLimit,
+          deprecation: config.deprecation,
+          changelog: packageFile('CHANGELOG.md'),
+          guides: GUIDES.map(({ slug, title, summary }) => ({ title, url: guideUrl(slug), summary })),
+        }),
         tryIt: true,
       },
       {
         title: 'Pet Store admin API reference',
         page: '/docs/admin',
         spec: DOCUMENT_PATHS[1],
-        document: json(buildAdminDocument({ rateLimit: config.rateLimit.admin })),
+        document: buildAdminDocument({ rateLimit: config.rateLimit.admin }),
       },
     ],
     packageBytes,

@@ -25,17 +25,6 @@ invalid token is answered with 401 and \`WWW-Authenticate: Bearer realm="petstor
 
 <!-- ReDoc-Inject: <security-definitions> -->
 
-## Keys
-A key is shown once, when it is created or rotated; every other answer shows its \`prefix\` only. Scopes:
-${SCOPES.map((scope) => `\`${scope}\``).join(', ')} (every one when none are given). A key past \`expiresAt\` is
-refused with 401 \`api_key_expired\`. Rotating makes a successor with the same plan, limits and scopes; the
-old key works until its grace period ends, and the two share one rate-limit budget and one ban. Changes
-reach every instance within 5 seconds.
-
-## Audit
-Every change to a key or an admin token is recorded, append-only, with who made it (an admin token id, or
-\`cli\`), what and when; never a key or a token.
-
 ## Errors
 Error answers have the API's body \`{code, message, status, requestId}\`; \`code\` is one of:
 
@@ -66,8 +55,23 @@ export function buildAdminDocument(options: AdminDocumentOptions): Json {
     servers: [{ url: ADMIN_PREFIX, description: 'This server' }],
     security: [{ adminToken: [] }],
     tags: [
-      { name: 'Keys', description: 'API keys: create, show, change, rotate, revoke, unban.' },
-      { name: 'Audit', description: 'The record of every change.' },
+      // What the introduction said of keys and audit is said by their tags: Redoc lists a heading of the
+      // introduction in its menu beside the tag of the same name, and the two read as one thing twice.
+      {
+        name: 'Keys',
+        description: `API keys: create, show, change, rotate, revoke, unban.
+
+A key is shown once, when it is created or rotated; every other answer shows its \`prefix\` only. Scopes:
+${SCOPES.map((scope) => `\`${scope}\``).join(', ')} (every one when none are given). A key past \`expiresAt\` is
+refused with 401 \`api_key_expired\`. Rotating makes a successor with the same plan, limits and scopes; the
+old key works until its grace period ends, and the two share one rate-limit budget and one ban. Changes
+reach every instance within 5 seconds.`,
+      },
+      {
+        name: 'Audit',
+        description: `The record of every change: each change to a key or an admin token is recorded, append-only,
+with who made it (an admin token id, or \`cli\`), what and when; never a key or a token.`,
+      },
       { name: 'Usage', description: 'Answers by outcome over time, and the most used keys of a day.' },
       { name: 'Domains', description: 'The custom domains of the published reference.' },
       {

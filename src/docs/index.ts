@@ -11,11 +11,9 @@ export { type PackageFiles, type Reference, registerDocs } from './routes.js';
 export {
   type CodeSample,
   codeSamples,
-  DEFAULT_ORIGIN,
   exampleRequest,
   hasBody,
   requestHeaders,
   requestTarget,
   type SampleRequest,
-  withCodeSamples,
 } from './samples.js';

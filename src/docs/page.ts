@@ -16,6 +16,30 @@ export const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** The pages of the reference's site, in the menu every one of them shows. */
+const SITE_PAGES = [
+  { name: 'API reference', path: '/docs' },
+  { name: 'Admin API reference', path: '/docs/admin' },
+  { name: 'Your key', path: '/docs/key' },
+  { name: 'Guides', path: '/docs/guides' },
+  { name: 'Console', path: '/console' },
+] as const;
+
+/**
+ * The site's menu, the same on the references, the key page and the guides, so that each reaches the others
+ * and the console; `current` is the path of the page it is on.
+ */
+export function siteHeader(current: string): string {
+  const links = SITE_PAGES.map(
+    ({ name, path }) =>
+      `<a href="${path}"${path === current ? ' aria-current="page"' : ''}>${escapeHtml(name)}</a>`,
+  );
+  return `<header class="site">
+<a class="site-name" href="/docs/guides">Pet Store API</a>
+<nav aria-label="Site">${links.join(' ')}</nav>
+</header>`;
+}
+
 /** Where the page finds its parts. */
 export interface PageUrls {
   /** The OpenAPI document to render. */
@@ -24,6 +48,8 @@ export interface PageUrls {
   redoc: string;
   /** The script that starts Redoc (`INIT_SCRIPT`). */
   init: string;
+  /** The stylesheet of the site's menu and of what it changes of Redoc's page. */
+  styles: string;
   /** The try-it panel's script and styles, on the pages that have it. */
   tryIt?: { script: string; styles: string };
 }
@@ -36,7 +62,7 @@ export const escapeHtml = (text: string) =>
  * The HTML of the reference page: an empty root that `INIT_SCRIPT` fills with Redoc. The icon is an empty
  * `data:` URL so the browser does not ask for `/favicon.ico`.
  */
-export function docsPage(title: string, urls: PageUrls): string {
+export function docsPage(title: string, path: string, urls: PageUrls): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -44,8 +70,10 @@ export function docsPage(title: string, urls: PageUrls): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <link rel="icon" href="data:,">
+<link rel="stylesheet" href="${escapeHtml(urls.styles)}">
 ${urls.tryIt ? `<link rel="stylesheet" href="${escapeHtml(urls.tryIt.styles)}">\n` : ''}</head>
 <body>
+${siteHeader(path)}
 <noscript>This reference needs JavaScript. The OpenAPI document is at <a href="${escapeHtml(urls.spec)}">${escapeHtml(urls.spec)}</a>.</noscript>
 <div id="redoc" data-spec-url="${escapeHtml(urls.spec)}"></div>
 <script src="${escapeHtml(urls.redoc)}"></script>
@@ -58,7 +86,8 @@ ${urls.tryIt ? `<script src="${escapeHtml(urls.tryIt.script)}"></script>\n` : ''
 /**
  * Starts Redoc from a served file, since the CSP allows no inline script. It fetches the document itself and
  * hands Redoc the object, so that the try-it panel gets the same object with the `redoc-rendered` event
- * rather than downloading it again. When Redoc has rendered, the root gets `data-rendered` (or `data-error`),
+ * rather than downloading it again; before Redoc renders it, `redoc-spec` lets the panel replace what Redoc
+ * is given (`detail.spec`). When Redoc has rendered, the root gets `data-rendered` (or `data-error`),
  * and the URL's fragment is scrolled to again: an anchor written into the document's descriptions, such as
  * `#deprecations`, exists only now, after the browser looked for it. It lands on the start of the section that
  * holds it, so that the section's heading shows too.
@@ -73,7 +102,10 @@ export const INIT_SCRIPT = `'use strict';
       return response.json();
     })
     .then(function (spec) {
-      window.Redoc.init(spec, options, root, function (error) {
+      // The page's own scripts may change what Redoc is given: the try-it panel shows the code samples itself.
+      var shown = { spec: spec };
+      root.dispatchEvent(new CustomEvent('redoc-spec', { detail: shown }));
+      window.Redoc.init(shown.spec, options, root, function (error) {
         if (error) return failed(error);
         root.setAttribute('data-rendered', 'true');
         root.dispatchEvent(new CustomEvent('redoc-rendered', { detail: spec }));
@@ -125,6 +157,7 @@ export function keyPage(urls: { script: string; styles: string }): string {
 <script src="${escapeHtml(urls.script)}" defer></script>
 </head>
 <body>
+${siteHeader('/docs/key')}
 <noscript>This page needs JavaScript. <code>GET /v1/key</code> and <code>GET /v1/key/usage</code> answer the same.</noscript>
 <div id="app"></div>
 </body>
@@ -149,6 +182,8 @@ export const GUIDES_CSP = [
 export interface GuidePageParts {
   /** The page's title, such as the guide's. */
   title: string;
+  /** Where the page is served. */
+  path: string;
   /** The page's text, as HTML. */
   main: string;
   /** The list of guides beside it, as HTML; none on the page that is that list. */
@@ -185,10 +220,7 @@ export function guidePage(parts: GuidePageParts): string {
 </head>
 <body>
 <a class="skip" href="#text">Skip to the text</a>
-<header class="site">
-<a class="site-name" href="/docs/guides">Pet Store API guides</a>
-<nav aria-label="Site"><a href="/docs">API reference</a> <a href="/docs/admin">Admin API reference</a> <a href="/docs/key">Your key</a> <a href="/console">Console</a></nav>
-</header>
+${siteHeader(parts.path)}
 <div class="layout">
 ${parts.contents === undefined ? '' : contentsOf(parts.contents)}<main id="text">
 ${parts.main}

@@ -13,6 +13,9 @@ import {
   keyPage,
 } from './page.js';
 import type { RenderedGuide } from './render.js';
+import { absoluteBaseUrl, baseUrlOf, withCodeSamples } from './samples.js';
+
+type Json = Record<string, unknown>;
 
 /** One reference: a page that renders an OpenAPI document, and the document itself. */
 export interface Reference {
@@ -22,9 +25,12 @@ export interface Reference {
   page: string;
   /** Where the document is served, such as `/openapi.json`. */
   spec: string;
-  /** The OpenAPI document, served as it is and rendered by the page. */
-  document: Buffer;
-  /** Whether the page has the try-it panel (the `/v1` reference; not the admin one). */
+  /** The OpenAPI document, served and rendered by the page. */
+  document: Json;
+  /**
+   * Whether the reference is the `/v1` one: its document gets code samples, and its page the try-it panel
+   * and the samples with the reader's key. The admin reference has neither.
+   */
   tryIt?: boolean;
 }
 
@@ -44,6 +50,56 @@ function readAsset(files: PackageFiles, name: string): StaticAsset {
   const content = files(`dist/reference/${name}`);
   if (content === undefined) throw new Error(`dist/reference/${name} is missing: run npm run build`);
   return staticAsset(content);
+}
+
+// A name or an address as a Host header carries it, with its port: nothing a shell or JSON would read as
+// anything else, since the origin is written into samples that readers paste into a terminal.
+const PLAIN_HOST =
+  /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The origin a request reached this server at, as the reader wrote it: Fastify's protocol and host, which
+ * are X-Forwarded-Proto and X-Forwarded-Host when `TRUST_PROXY` believes the proxy (as the Caddy of
+ * docs/production.md is). Undefined when the host is not a plain name or address.
+ */
+function requestOrigin(request: FastifyRequest): string | undefined {
+  const host = request.host.toLowerCase();
+  return PLAIN_HOST.test(host) ? `${request.protocol}://${host}` : undefined;
+}
+
+/** How many origins' documents are kept: a service is reached by a few names; any Host can be sent. */
+const ORIGINS_KEPT = 16;
+
+/**
+ * The bytes of a reference's document for a request. The `/v1` document's code samples send to its first
+ * server: an absolute one as it is; a relative one (`/v1`, when no public URL is configured) on the origin the
+ * document was asked at, as OpenAPI resolves it, so that they are right on any port and any custom domain.
+ * Each origin's document is built once (about 4 ms) and kept; a Host that cannot be written into a sample
+ * gets the document without samples.
+ */
+function documentBytes(reference: Reference): (request: FastifyRequest) => Buffer {
+  const json = (document: Json) => Buffer.from(JSON.stringify(document));
+  const bare = json(reference.document);
+  if (!reference.tryIt) return () => bare;
+  const absolute = absoluteBaseUrl(reference.document);
+  if (absolute !== undefined) {
+    const bytes = json(withCodeSamples(reference.document, absolute));
+    return () => bytes;
+  }
+  const kept = new Map<string, Buffer>();
+  return (request) => {
+    const origin = requestOrigin(request);
+    if (origin === undefined) return bare;
+    const base = baseUrlOf(reference.document, origin);
+    let bytes = kept.get(base);
+    if (bytes === undefined) {
+      bytes = json(withCodeSamples(reference.document, base));
+      const oldest = kept.keys().next();
+      if (kept.size >= ORIGINS_KEPT && !oldest.done) kept.delete(oldest.value);
+      kept.set(base, bytes);
+    }
+    return bytes;
+  };
 }
 
 const htmlHeaders = (csp: string) => ({
@@ -69,7 +125,7 @@ export function registerDocs(
     ['/docs/redoc.standalone.js', { asset: loadRedocBundle(), type: JAVASCRIPT }],
     ['/docs/init.js', { asset: staticAsset(INIT_SCRIPT), type: JAVASCRIPT }],
   ]);
-  for (const name of ['try-it.js', 'try-it.css', 'key.js', 'key.css', 'guides.css'])
+  for (const name of ['redoc.css', 'try-it.js', 'try-it.css', 'key.js', 'key.css', 'guides.css'])
     assets.set(`/docs/assets/${name}`, {
       asset: readAsset(files, name),
       type: name.endsWith('.js') ? JAVASCRIPT : CSS,
@@ -77,12 +133,13 @@ export function registerDocs(
   const url = (path: string) => `${path}?v=${assets.get(path)?.asset.digest}`;
 
   for (const reference of references) {
-    const { document } = reference;
-    app.get(reference.spec, async (_request, reply) => reply.type(JSON_CONTENT_TYPE).send(document));
-    const page = docsPage(reference.title, {
+    const document = documentBytes(reference);
+    app.get(reference.spec, async (request, reply) => reply.type(JSON_CONTENT_TYPE).send(document(request)));
+    const page = docsPage(reference.title, reference.page, {
       spec: reference.spec,
       redoc: url('/docs/redoc.standalone.js'),
       init: url('/docs/init.js'),
+      styles: url('/docs/assets/redoc.css'),
       ...(reference.tryIt
         ? { tryIt: { script: url('/docs/assets/try-it.js'), styles: url('/docs/assets/try-it.css') } }
         : {}),
@@ -160,6 +217,7 @@ function registerGuides(app: FastifyInstance, files: PackageFiles, styles: strin
   const slugs = new Set(GUIDES.map((guide) => guide.slug));
   const index = guidePage({
     title: 'Guides',
+    path: GUIDES_PATH,
     styles,
     main: `<h1>Guides</h1>
 <p>How to use the Pet Store API and how to run it. The operations themselves are in the <a href="/docs">API reference</a>.</p>
@@ -178,6 +236,7 @@ ${guideIndex()}`,
     const rendered = renderGuide(markdown.toString('utf8'), slugs);
     const html = guidePage({
       title: guide.title,
+      path: guideUrl(slug),
       styles,
       contents: guideContents(slug, rendered.sections),
       main: rendered.html,

@@ -34,8 +34,6 @@ export interface SampleTarget {
   key?: string | undefined;
 }
 
-/** Where the samples send requests when the document names no absolute server: `petstore serve`'s default. */
-export const DEFAULT_ORIGIN = 'http://127.0.0.1:8080';
 /** The environment variable the samples read the key from. */
 export const KEY_VARIABLE = 'PETSTORE_KEY';
 
@@ -128,11 +126,24 @@ export function requestHeaders(request: SampleRequest): Record<string, string> {
   return headers;
 }
 
-/** The base address the document's first server names; a relative one (`/v1`) on `origin`. */
-export function baseUrlOf(document: Json, origin = DEFAULT_ORIGIN): string {
+/** The URL of the document's first server, as written: absolute (`https://api.example.com/v1`) or not (`/v1`). */
+function serverUrlOf(document: Json): string {
   const server = ((document.servers as Json[] | undefined) ?? [])[0];
-  const url = typeof server?.url === 'string' ? server.url : '/v1';
-  return new URL(url, origin).href.replace(/\/$/, '');
+  return typeof server?.url === 'string' ? server.url : '/v1';
+}
+
+/** The base address the document's first server names when it is an absolute URL, which no origin changes. */
+export function absoluteBaseUrl(document: Json): string | undefined {
+  const url = serverUrlOf(document);
+  return /^[a-z][a-z0-9+.-]*:/i.test(url) ? url.replace(/\/$/, '') : undefined;
+}
+
+/**
+ * The base address the document's first server names; a relative one (`/v1`) on `origin`, the address the
+ * document was fetched from, as OpenAPI resolves a relative server URL.
+ */
+export function baseUrlOf(document: Json, origin: string): string {
+  return new URL(serverUrlOf(document), origin).href.replace(/\/$/, '');
 }
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
@@ -268,11 +279,9 @@ export function codeSamples(request: SampleRequest, target: SampleTarget): CodeS
 
 /**
  * The document with `x-codeSamples` on every operation but the HEADs (a `curl -I` of the GET says as much),
- * each sending the operation's example request and reading the key from `PETSTORE_KEY`. Redoc shows them as
- * tabs beside the operation.
+ * each sending the operation's example request to `baseUrl` and reading the key from `PETSTORE_KEY`.
  */
-export function withCodeSamples(document: Json): Json {
-  const baseUrl = baseUrlOf(document);
+export function withCodeSamples(document: Json, baseUrl: string): Json {
   const paths: Json = {};
   for (const [path, item] of Object.entries(document.paths as Record<string, Json>)) {
     const withSamples: Json = { ...item };

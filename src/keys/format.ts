@@ -1,33 +1,22 @@
 import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import {
+  ADMIN_PREFIX,
+  ADMIN_TOKEN_PATTERN,
+  ALPHABET,
+  CHECKSUM_CHARS,
+  checksumMatches,
+  checksumOf,
+  KEY_LENGTH,
+  KEY_PATTERN,
+  PREFIX_CHARS,
+  RANDOM_CHARS,
+} from './key-text.js';
 import type { Environment } from './record.js';
 
-/**
- * API key format: `ps_<env>_<26 random base62 chars><6 base62 chars of CRC32>`, for example
- * `ps_live_4Fh2kP9qLx0ZbT7mW3cR1d0N8xYzQ2aB`.
- *
- * - 26 base62 characters drawn uniformly carry 26 * log2(62) = 155 bits from the CSPRNG; the 4 that
- *   `keys list` shows leave 131 secret bits, above the 128 DESIGN.md asks for.
- * - The CRC32 of everything before it lets leak scanners (and this server) recognise a real key offline
- *   and reject a mistyped or invented one before any lookup.
- * - The `ps_live_` / `ps_test_` prefix names the environment, so a staging key is never tried in production.
- */
-export const KEY_PATTERN = /^ps_(live|test)_[0-9A-Za-z]{32}$/;
+// The format itself, and its checksum, are in key-text.ts, which the reference's key page bundles too.
+export { ADMIN_TOKEN_PATTERN, KEY_PATTERN, KEY_PATTERN_SOURCE } from './key-text.js';
 
-/** The published pattern, for leak scanners (same as `KEY_PATTERN`, without anchors). */
-export const KEY_PATTERN_SOURCE = 'ps_(live|test)_[0-9A-Za-z]{32}';
-
-/**
- * Admin tokens (`petstore admin-tokens create`) have the same shape under their own prefix, `ps_admin_`,
- * so that neither can be mistaken for the other and leak scanners can tell them apart.
- */
-export const ADMIN_TOKEN_PATTERN = /^ps_admin_[0-9A-Za-z]{32}$/;
-const ADMIN_PREFIX = 'ps_admin_';
-
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const RANDOM_CHARS = 26;
-const CHECKSUM_CHARS = 6; // 62^6 > 2^32
-const PREFIX_CHARS = 8; // 'ps_live_'
 /** Characters of a key shown by `keys list` and in logs: the prefix and 4 random characters. */
 const DISPLAY_CHARS = PREFIX_CHARS + 4;
 
@@ -46,19 +35,8 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-function base62(value: number, width: number): string {
-  let out = '';
-  let rest = value;
-  for (let i = 0; i < width; i += 1) {
-    out = ALPHABET[rest % 62] + out;
-    rest = Math.floor(rest / 62);
-  }
-  return out;
-}
-
-function checksum(body: string): string {
-  return base62(crc32(body), CHECKSUM_CHARS);
-}
+// The server uses zlib's CRC32 (native); the key page the same algorithm in JavaScript (key-text.ts).
+const checksum = (body: string) => checksumOf(body, crc32);
 
 /** Makes a new key for an environment. The caller shows it once and stores only its digest. */
 export function generateKey(env: Environment): string {
@@ -80,8 +58,7 @@ export function isAdminToken(token: string): boolean {
   ) {
     return false;
   }
-  const split = token.length - CHECKSUM_CHARS;
-  return checksum(token.slice(0, split)) === token.slice(split);
+  return checksumMatches(token, crc32);
 }
 
 /** The part of an admin token that may be shown after creation: its prefix and 4 random characters. */
@@ -91,10 +68,8 @@ export function adminTokenPrefix(token: string): string {
 
 /** The environment a well-formed key with a correct checksum belongs to, or undefined. No I/O. */
 export function keyEnvironment(token: string): Environment | undefined {
-  if (token.length !== PREFIX_CHARS + RANDOM_CHARS + CHECKSUM_CHARS || !KEY_PATTERN.test(token))
-    return undefined;
-  const split = token.length - CHECKSUM_CHARS;
-  if (checksum(token.slice(0, split)) !== token.slice(split)) return undefined;
+  if (token.length !== KEY_LENGTH || !KEY_PATTERN.test(token)) return undefined;
+  if (!checksumMatches(token, crc32)) return undefined;
   return token.startsWith('ps_live_') ? 'production' : 'staging';
 }
 

@@ -18,6 +18,7 @@ export {
   requireApiKey,
   requireScope,
 } from './hook.js';
+export { crc32, KEY_LENGTH, type KeyFault, keyFault } from './key-text.js';
 export {
   type CreateKeyInput,
   checkName,

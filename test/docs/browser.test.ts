@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, launchBrowser, MISSING_BROWSER, shownText, watch } from '../support/browser.js';
+import {
+  ARTIFACTS,
+  CHROMIUM,
+  launchBrowser,
+  MISSING_BROWSER,
+  shownText,
+  textOf,
+  watch,
+} from '../support/browser.js';
+import { inspectPage } from '../support/pages.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** Redoc's element ids for an operation and for a security scheme. */
@@ -138,9 +147,75 @@ describe('the reference page in a real browser', () => {
       assert.match(await shownText(admin, operation('Keys', 'createApiKey')), /Create an API key/);
       assert.match(await shownText(admin, operation('Keys', 'rotateApiKey')), /Rotate an API key/);
       assert.match(await shownText(admin, operation('Audit', 'listAuditEvents')), /List audit events/);
+      // Each part of the admin API is in the side menu once: its tag, not a heading of the introduction too.
+      const entries = await admin.locator('.menu-content li[data-item-id] > label').allInnerTexts();
+      const named = entries.map((entry) => entry.trim());
+      assert.deepEqual(
+        named.filter((entry, index) => named.indexOf(entry) !== index),
+        [],
+        `the menu: ${named.join(', ')}`,
+      );
+      for (const tag of ['Keys', 'Audit']) assert.ok(named.includes(tag), tag);
     } finally {
       await admin.close();
     }
+  });
+
+  test('once rendered, /docs and /docs/admin pass axe at 1280 and 390 pixels and never scroll sideways', async () => {
+    // Redoc's code blocks scroll sideways: each must be reachable by keyboard (axe scrollable-region-focusable).
+    await inspectPage(page, 'docs', 'docs', { fullPage: false });
+    const admin = await browser.newPage();
+    try {
+      await watch(admin, new URL(server.url).origin, failures);
+      await openDocs(admin, `${server.url}/docs/admin`);
+      await inspectPage(admin, 'docs', 'docs-admin', { fullPage: false });
+    } finally {
+      await admin.close();
+    }
+  });
+
+  test('the page fills the window, with no frame, under a menu to the guides, your key and the console', async () => {
+    assert.equal(await page.evaluate('getComputedStyle(document.body).margin'), '0px');
+    const box = (selector: string) =>
+      page.evaluate(`document.querySelector('${selector}').getBoundingClientRect().toJSON()`) as Promise<{
+        left: number;
+        top: number;
+        right: number;
+      }>;
+    const header = await box('body > header');
+    assert.deepEqual([header.left, header.top, header.right], [0, 0, 1280], 'the menu spans the window');
+    const redoc = await box('#redoc');
+    assert.deepEqual([redoc.left, redoc.right], [0, 1280], 'Redoc spans the window');
+    const menu = page.getByRole('navigation', { name: 'Site' });
+    for (const [name, href] of [
+      ['API reference', '/docs'],
+      ['Admin API reference', '/docs/admin'],
+      ['Your key', '/docs/key'],
+      ['Guides', '/docs/guides'],
+      ['Console', '/console'],
+    ] as const)
+      assert.equal(await menu.getByRole('link', { name, exact: true }).getAttribute('href'), href, name);
+    assert.equal(
+      await menu.getByRole('link', { name: 'API reference', exact: true }).getAttribute('aria-current'),
+      'page',
+    );
+  });
+
+  test('the side menu shows the sunset badge whole, and strikes nothing through', async () => {
+    await page.locator('.menu-content label', { hasText: /^Pets$/ }).click();
+    const selector = 'li[data-item-id="tag/Pets/operation/getPetById"] .operation-type.badge';
+    const badge = page.locator(selector);
+    await badge.waitFor();
+    assert.match(await textOf(badge), /^sunset 2027-06-30$/i);
+    const shown = (await page.evaluate(`(() => {
+      const element = document.querySelector('${selector}');
+      // A line-through of an ancestor is drawn through its in-flow descendants, the badge's text included.
+      let struck = false;
+      for (let node = element; node.tagName !== 'LI'; node = node.parentElement)
+        if (getComputedStyle(node).textDecorationLine.includes('line-through')) struck = true;
+      return { struck, clipped: element.scrollWidth > element.clientWidth || element.scrollHeight > element.clientHeight };
+    })()`)) as { struck: boolean; clipped: boolean };
+    assert.deepEqual(shown, { struck: false, clipped: false });
   });
 
   test('nothing failed and nothing outside the server was asked for', () => {

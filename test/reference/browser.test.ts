@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { FakeClock } from '../../src/clock/index.js';
 import { assertAccessible, tabTo } from '../console/harness.js';
 import { ARTIFACTS, launchBrowser, textOf, watch } from '../support/browser.js';
+import { inspectPage } from '../support/pages.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** A custom domain of the reference, declared in the config file (so served at once), that Chromium maps to loopback. */
@@ -55,6 +56,30 @@ async function sendFromPanel(
   for (const row of await page.locator('.try-it .header').all())
     headers.set((await row.getAttribute('data-header')) ?? '', await textOf(row.locator('dd')));
   return { status, headers, body: await textOf(page.getByTestId('answer-body')) };
+}
+
+/** Redoc's section of an operation. */
+const operationSection = (tag: string, operationId: string) => `[id="tag/${tag}/operation/${operationId}"]`;
+
+/** The curl sample shown beside an operation. */
+const sampleBeside = (page: Page, tag: string, operationId: string) =>
+  page.locator(`${operationSection(tag, operationId)} pre`, { hasText: 'curl -X' });
+
+/** The `/v1` paths a page asks for, in order, from now on. */
+function v1Requests(page: Page): string[] {
+  const paths: string[] = [];
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname;
+    if (path.startsWith('/v1/')) paths.push(path);
+  });
+  return paths;
+}
+
+/** Enters a key on the key page and submits it, as a reader would; waits for its details. */
+async function lookUpKey(page: Page, key: string): Promise<void> {
+  await page.getByLabel('Your API key').fill(key);
+  await page.getByRole('button', { name: 'Look up key' }).click();
+  await page.locator('[data-testid="key-facts"]').waitFor();
 }
 
 /** Everything the page holds in storage, as one string. */
@@ -145,6 +170,16 @@ describe('the reference: try it, and your key', () => {
       'Try it: List categories',
       'focus returns to the button',
     );
+    // The samples Redoc shows beside the operation carry the key now too, and Copy copies what they show.
+    const beside = sampleBeside(page, 'Categories', 'listCategories');
+    const shownSample = await textOf(beside);
+    assert.ok(shownSample.includes(`'Authorization: Bearer ${key}'`), shownSample);
+    assert.ok(shownSample.includes(`'${origin}/v1/categories'`), shownSample);
+    await page
+      .locator(operationSection('Categories', 'listCategories'))
+      .getByRole('button', { name: 'Copy the curl sample' })
+      .click();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), shownSample);
 
     await openPanel(page, 'Create a category');
     assert.equal(await page.getByLabel('Your API key').inputValue(), key, 'entered once for the tab');
@@ -156,6 +191,7 @@ describe('the reference: try it, and your key', () => {
     assert.equal(await page.evaluate('JSON.stringify({ ...localStorage })'), '{}', 'nothing in localStorage');
     await page.getByRole('button', { name: 'Forget key' }).click();
     assert.equal(await page.getByLabel('Your API key').inputValue(), '');
+    assert.match(await textOf(sampleBeside(page, 'Categories', 'listCategories')), /\$PETSTORE_KEY/);
     const refused = await sendFromPanel(page);
     assert.equal(refused.status, 401);
     const error = JSON.parse(refused.body) as { code: string; status: number; message: string };
@@ -205,6 +241,89 @@ describe('the reference: try it, and your key', () => {
     await keyboard.close();
   });
 
+  test('typing a key on the key page asks nothing; a mistyped one is refused there; a submitted one is asked once', async () => {
+    const { key } = await server.createKey({ plan: 'pro', name: 'typed' });
+    readerKeys.push(key);
+    const { token } = await server.createAdminToken('not a key');
+    const keyPage = await newPage();
+    const asked = v1Requests(keyPage);
+    await keyPage.goto(`${server.url}/docs/key`);
+    const field = keyPage.getByLabel('Your API key');
+    // A reader types the key: each keystroke used to send two requests, 401s that spent the address's quota.
+    await field.pressSequentially(key);
+    assert.deepEqual(asked, [], 'nothing is asked while the key is typed');
+
+    const refused = async (text: string, reason: RegExp) => {
+      await field.fill(text);
+      await keyPage.getByRole('button', { name: 'Look up key' }).click();
+      const alert = keyPage.locator('.key-field [role="alert"]');
+      assert.match(await textOf(alert), reason, text);
+      assert.equal(await field.getAttribute('aria-invalid'), 'true');
+      assert.equal(await keyPage.evaluate('document.activeElement.id'), await field.getAttribute('id'));
+    };
+    const last = key.at(-1) === 'a' ? 'b' : 'a';
+    await refused(`${key.slice(0, -1)}${last}`, /checksum/);
+    await refused(key.slice(0, 20), /40 characters/);
+    await refused(token, /admin token/);
+    assert.deepEqual(asked, [], 'a key the page can tell is wrong is never sent');
+
+    // A pasted header value is understood.
+    await lookUpKey(keyPage, `  Bearer ${key} `);
+    assert.deepEqual(asked.sort(), ['/v1/key', '/v1/key/usage'], 'asked once, on submit');
+    assert.equal(await field.getAttribute('aria-invalid'), null);
+    assert.equal(await field.inputValue(), key, 'the field holds the key itself');
+    await inspectPage(keyPage, 'reference', 'key-page-looked-up');
+    await keyPage.close();
+  });
+
+  test('the key field shows and hides the key', async () => {
+    const keyPage = await newPage();
+    await keyPage.goto(`${server.url}/docs/key`);
+    const field = keyPage.getByLabel('Your API key');
+    await field.fill(server.key);
+    assert.equal(await field.getAttribute('type'), 'password');
+    await keyPage.getByRole('button', { name: 'Show key' }).click();
+    assert.equal(await field.getAttribute('type'), 'text');
+    assert.equal(await field.inputValue(), server.key);
+    await keyPage.getByRole('button', { name: 'Hide key' }).click();
+    assert.equal(await field.getAttribute('type'), 'password');
+    await keyPage.close();
+  });
+
+  test("rotate's form takes the focus when it opens and gives it back; its grace period may be in days, up to 30", async () => {
+    const { key } = await server.createKey({ plan: 'pro', name: 'rotated in days' });
+    readerKeys.push(key);
+    const keyPage = await newPage();
+    await keyPage.goto(`${server.url}/docs/key`);
+    await lookUpKey(keyPage, key);
+    const focusedId = () => keyPage.evaluate('document.activeElement.id');
+    await keyPage.getByRole('button', { name: 'Rotate key…' }).click();
+    const grace = keyPage.getByLabel('Grace period');
+    assert.equal(await focusedId(), await grace.getAttribute('id'), 'focus is in the form');
+    await keyPage.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(
+      await keyPage.evaluate('document.activeElement.textContent'),
+      'Rotate key…',
+      'focus is back on the button that opened it',
+    );
+
+    await keyPage.getByRole('button', { name: 'Rotate key…' }).click();
+    await keyPage.getByLabel('Unit').selectOption('days');
+    await grace.fill('31');
+    assert.match(await textOf(keyPage.locator('#grace-hint')), /Too long: .* at most 30 days/);
+    assert.equal(await grace.getAttribute('aria-invalid'), 'true');
+    assert.equal(await keyPage.getByRole('button', { name: 'Rotate key', exact: true }).isDisabled(), true);
+    await grace.fill('2');
+    await inspectPage(keyPage, 'reference', 'key-rotate-form');
+    const [sent] = await Promise.all([
+      keyPage.waitForRequest((request) => request.url().endsWith('/v1/key/rotate')),
+      keyPage.getByRole('button', { name: 'Rotate key', exact: true }).click(),
+    ]);
+    assert.deepEqual(sent.postDataJSON(), { gracePeriodSeconds: 2 * 86_400 });
+    readerKeys.push(await textOf(keyPage.getByTestId('new-key')));
+    await keyPage.close();
+  });
+
   test('the key page shows what GET /v1/key and GET /v1/key/usage answer', async () => {
     const { key } = await server.createKey({ plan: 'business', name: 'mine', scopes: ['pets:read'] });
     readerKeys.push(key);
@@ -216,8 +335,7 @@ describe('the reference: try it, and your key', () => {
     await keyPage.goto(`${server.url}/docs/key`);
     // The usage the page was answered: its own reads of the key count as requests too, so a later read differs.
     const usageAnswer = keyPage.waitForResponse((response) => response.url().endsWith('/v1/key/usage'));
-    await keyPage.getByLabel('Your API key').fill(key);
-    await keyPage.locator('[data-testid="key-facts"]').waitFor();
+    await lookUpKey(keyPage, key);
     const info = (await server.call('/v1/key', { headers: { authorization: `Bearer ${key}` } })).body as {
       plan: string;
       scopes: string[];
@@ -263,7 +381,7 @@ describe('the reference: try it, and your key', () => {
     readerKeys.push(old);
     const keyPage = await newPage();
     await keyPage.goto(`${server.url}/docs/key`);
-    await keyPage.getByLabel('Your API key').fill(old);
+    await lookUpKey(keyPage, old);
     await keyPage.getByRole('button', { name: 'Rotate key…' }).click();
     await keyPage.getByLabel('Grace period').fill('1');
     await keyPage.getByRole('button', { name: 'Rotate key', exact: true }).click();
@@ -302,6 +420,11 @@ describe('the reference: try it, and your key', () => {
     await domainContext.addInitScript(REPORT_CSP);
     const domainPage = await newPage(domainContext, domainOrigin);
     await openDocs(domainPage, domainOrigin);
+    // The samples beside the operations send to the origin the page came from, with the key from the
+    // environment until one is entered.
+    const shownSample = await textOf(sampleBeside(domainPage, 'Categories', 'listCategories'));
+    assert.ok(shownSample.includes(`'${domainOrigin}/v1/categories'`), shownSample);
+    assert.ok(shownSample.includes('$PETSTORE_KEY'), shownSample);
     await openPanel(domainPage, 'List categories');
     const anonymous = await sendFromPanel(domainPage);
     assert.equal(anonymous.status, 401);

@@ -3,15 +3,8 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import {
-  codeSamples,
-  DEFAULT_ORIGIN,
-  exampleRequest,
-  hasBody,
-  requestHeaders,
-  requestTarget,
-} from '../../src/docs/index.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { codeSamples, exampleRequest, hasBody, requestHeaders, requestTarget } from '../../src/docs/index.js';
+import { getWithHost, startTestServer, type TestServer } from '../support/server.js';
 
 const run = promisify(execFile);
 
@@ -122,11 +115,9 @@ describe('code samples in the served document', () => {
     const curl = await statusesOf(server, async (operation, key) => {
       const source = sampleOf(operation, 'curl');
       assert.ok(source.includes('$PETSTORE_KEY'), 'the key is read from the environment');
-      const { stdout } = await run(
-        'sh',
-        ['-c', `${source.replaceAll(DEFAULT_ORIGIN, server.url)} -s -o /dev/null -w '%{http_code}'`],
-        { env: { ...process.env, PETSTORE_KEY: key } },
-      );
+      const { stdout } = await run('sh', ['-c', `${source} -s -o /dev/null -w '%{http_code}'`], {
+        env: { ...process.env, PETSTORE_KEY: key },
+      });
       return Number(stdout);
     });
     assert.deepEqual(curl, panel);
@@ -149,7 +140,7 @@ describe('code samples in the served document', () => {
       const target = await startTestServer();
       try {
         const statuses = await statusesOf(target, async (operation, key) => {
-          const source = sampleOf(operation, label).replaceAll(DEFAULT_ORIGIN, target.url);
+          const source = sampleOf(operation, label).replaceAll(server.url, target.url);
           // The typed client's sample imports `@petstore-api/server/client`: from the checkout, the package itself.
           const { stdout } = await run(command, [...args, source], {
             env: { ...process.env, PETSTORE_KEY: key },
@@ -161,6 +152,56 @@ describe('code samples in the served document', () => {
       } finally {
         await target.close();
       }
+    }
+  });
+
+  test('the samples send to the origin the document was asked at: its Host, or a trusted proxy’s', async () => {
+    const sources = (served: Record<string, unknown>) =>
+      sampledOperations(served).flatMap((operation) =>
+        (operation['x-codeSamples'] ?? []).map((sample) => sample.source),
+      );
+    /** The origins a sample sends to. */
+    const originsIn = (source: string) => [...new Set(source.match(/https?:\/\/[^/'"\s]+/g))];
+    const fetched = sources(document);
+    assert.equal(fetched.length, 44);
+    for (const source of fetched) assert.deepEqual(originsIn(source), [server.url], source);
+
+    const port = new URL(server.url).port;
+    const byName = await getWithHost(server.url, `Docs.Example.test:${port}`, '/openapi.json');
+    for (const source of sources(JSON.parse(byName.body)))
+      assert.deepEqual(originsIn(source), [`http://docs.example.test:${port}`], source);
+
+    // A Host that is not a plain name is never written into a sample someone pastes into a shell.
+    const odd = await getWithHost(server.url, "x'$(id)", '/openapi.json');
+    assert.equal(odd.status, 200);
+    assert.doesNotMatch(odd.body, /\$\(id\)/);
+    assert.deepEqual(sources(JSON.parse(odd.body)), []);
+
+    const proxied = await startTestServer({ TRUST_PROXY: '127.0.0.1' });
+    try {
+      const answer = await getWithHost(proxied.url, '127.0.0.1', '/openapi.json', {
+        'x-forwarded-proto': 'https',
+        'x-forwarded-host': 'docs.example.test',
+      });
+      const behind = sources(JSON.parse(answer.body));
+      assert.equal(behind.length, 44);
+      for (const source of behind) assert.deepEqual(originsIn(source), ['https://docs.example.test'], source);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  test('with a public URL configured, the samples send there, whatever the Host', async () => {
+    const configured = await startTestServer({ PETSTORE_PRODUCTION_URL: 'https://api.example.test/v1' });
+    try {
+      const answer = await getWithHost(configured.url, 'elsewhere.example.test', '/openapi.json');
+      const [operation] = sampledOperations(JSON.parse(answer.body));
+      assert.match(
+        sampleOf(operation as SampledOperation, 'curl'),
+        /'https:\/\/api\.example\.test\/v1\/categories'/,
+      );
+    } finally {
+      await configured.close();
     }
   });
 

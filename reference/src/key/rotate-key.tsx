@@ -1,12 +1,20 @@
-import { useState } from 'preact/hooks';
-import { RotateKeyForm } from '../../../console/src/components/rotate-key-form.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { rememberKey } from '../shared/key-store.js';
 import { callWithKey, type RotatedKey } from './api.js';
 import { keyOutcome } from './outcome.js';
+import { RotateForm } from './rotate-form.js';
 
-/** Rotate: the grace period is chosen in the console's form; the page then works with the new key. */
+/** Rotate: the grace period is chosen in the form; the page then works with the new key. */
 export function RotateKey({ apiKey }: { apiKey: string }) {
   const [open, setOpen] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
+  // Cancel gives the focus back to the button that opened the form, which replaces it on the page.
+  const returnFocus = useRef(false);
+  useEffect(() => {
+    if (!open && returnFocus.current) opener.current?.focus();
+    returnFocus.current = false;
+  }, [open]);
+
   if (!open)
     return (
       <section class="panel" aria-labelledby="rotate-start">
@@ -15,7 +23,7 @@ export function RotateKey({ apiKey }: { apiKey: string }) {
           Replace this key with a new one with the same plan, limits and scopes; this one keeps working for a
           grace period you choose, up to 30 days.
         </p>
-        <button type="button" class="button-primary" onClick={() => setOpen(true)}>
+        <button ref={opener} type="button" class="button-primary" onClick={() => setOpen(true)}>
           Rotate key…
         </button>
       </section>
@@ -25,5 +33,9 @@ export function RotateKey({ apiKey }: { apiKey: string }) {
     keyOutcome.value = { kind: 'rotated', secret: rotated.key, oldKeyUntil: rotated.replacedKeyExpiresAt };
     rememberKey(rotated.key);
   };
-  return <RotateKeyForm onRotate={rotate} onCancel={() => setOpen(false)} />;
+  const cancel = () => {
+    returnFocus.current = true;
+    setOpen(false);
+  };
+  return <RotateForm onRotate={rotate} onCancel={cancel} />;
 }

@@ -32,3 +32,19 @@ export function operationsOf(spec: OpenApiDocument): DocumentOperation[] {
   }
   return found;
 }
+
+/** The document without `x-codeSamples`: the samples beside each operation are the panel's own. */
+export function withoutCodeSamples(spec: OpenApiDocument): OpenApiDocument {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [path, item] of Object.entries(spec.paths as Record<string, Record<string, unknown>>)) {
+    paths[path] = Object.fromEntries(
+      Object.entries(item).map(([method, value]) => {
+        if (typeof value !== 'object' || value === null || !('x-codeSamples' in value))
+          return [method, value];
+        const { 'x-codeSamples': _samples, ...rest } = value as Record<string, unknown>;
+        return [method, rest];
+      }),
+    );
+  }
+  return { ...spec, paths };
+}

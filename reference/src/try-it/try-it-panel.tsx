@@ -7,11 +7,12 @@ import {
   requestTarget,
   type SampleRequest,
 } from '../../../src/docs/samples.js';
-import { KeyField } from '../shared/key-field.js';
+import { keyProblem } from '../shared/key-check.js';
 import { readerKey } from '../shared/key-store.js';
 import { type Answer, AnswerView } from './answer-view.js';
 import { CodeSamples } from './code-samples.js';
 import type { DocumentOperation, OpenApiDocument } from './operations.js';
+import { PanelKey } from './panel-key.js';
 
 interface TryItPanelProps {
   spec: OpenApiDocument;
@@ -93,7 +94,7 @@ export function TryItPanel({ spec, operation, onClose }: TryItPanelProps) {
           Close
         </button>
       </header>
-      <KeyField />
+      <PanelKey />
       <form onSubmit={submit}>
         <ParameterFields
           legend="Path"
@@ -131,7 +132,7 @@ export function TryItPanel({ spec, operation, onClose }: TryItPanelProps) {
           <button type="submit" class="send" disabled={sending}>
             {sending ? 'Sending…' : 'Send'}
           </button>
-          {readerKey.value === '' && <span class="hint">No key entered: the answer will be a 401.</span>}
+          <KeyWarning />
         </div>
       </form>
       <div aria-live="polite">
@@ -141,6 +142,14 @@ export function TryItPanel({ spec, operation, onClose }: TryItPanelProps) {
       <CodeSamples request={request} baseUrl={`${location.origin}${basePath}`} />
     </dialog>
   );
+}
+
+/** Beside Send: why the answer will be a 401, when the key entered cannot be right. */
+function KeyWarning() {
+  if (readerKey.value === '') return <span class="hint">No key entered: the answer will be a 401.</span>;
+  const problem = keyProblem(readerKey.value);
+  if (problem === undefined) return null;
+  return <span class="hint">{problem} As it is, the answer will be a 401.</span>;
 }
 
 interface ParameterFieldsProps {
