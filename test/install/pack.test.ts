@@ -157,10 +157,7 @@ describe('npm pack, installed into a prefix, run from an empty directory', {
       key: string;
     };
     for (const round of ['first start', 'after a restart']) {
-      const server = await spawnServer(
-        { ...env, PORT: '0' },
-        { cwd: empty, command: [bin, 'serve'] },
-      );
+      const server = await spawnServer({ ...env, PORT: '0' }, { cwd: empty, command: [bin, 'serve'] });
       try {
         const answer = await fetch(`${server.url}/v1/categories`, {
           headers: { authorization: `Bearer ${created.key}` },
