@@ -33,8 +33,13 @@ old key works until its grace period ends, and the two share one rate-limit budg
 reach every instance within 5 seconds.
 
 ## Audit
-Every change to a key or an admin token is recorded, append-only, with who made it (an admin token id, or
-\`cli\`), what and when; never a key or a token.
+Every change to a key, an admin token, a session or a domain is recorded, append-only, with who made it (an
+admin token id and its name, or \`cli\`), what and when; never a key or a token.
+
+## Domains
+The records a custom domain's owner adds name the service's DNS target (\`DOMAINS_TARGET\`); until the operator
+sets it, no domain can be verified and only the ownership TXT record can be shown. \`GET /domain-settings\` says
+which, before any domain is added.
 
 ## Errors
 Error answers have the API's body \`{code, message, status, requestId}\`; \`code\` is one of:
