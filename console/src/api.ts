@@ -6,6 +6,7 @@ import type {
   AuditEvent,
   Domain,
   DomainRemoval,
+  DomainSettings,
   Granularity,
   KeyUsage,
   NewApiKey,
@@ -80,6 +81,8 @@ export const api = {
   currentSession: () => call<Session>('/sessions/current'),
   signOut: () => call<void>('/sessions/current', { method: 'DELETE' }),
 
+  /** The DNS target domains point at (null: `DOMAINS_TARGET` is not set) and whether TXT is required. */
+  domainSettings: () => call<DomainSettings>('/domain-settings'),
   listDomains: () => call<Domain[]>('/domains'),
   getDomain: (name: string) => call<Domain>(`/domains/${id(name)}`),
   addDomain: (domain: NewDomain) => call<Domain>('/domains', { method: 'POST', body: domain }),

@@ -14,6 +14,7 @@ export type {
   ApiKey,
   ApiKeyChange,
   AuditEvent,
+  DomainSettings,
   NewApiKey,
   NewDomain,
 } from '../../src/contract/admin.js';
