@@ -6,6 +6,7 @@ import type {
   AuditEvent,
   Domain,
   DomainRemoval,
+  DomainSettings,
   Granularity,
   KeyUsage,
   NewApiKey,
@@ -125,6 +126,8 @@ export const api = {
     }
   },
 
+  /** The DNS target domains point at (null: `DOMAINS_TARGET` is not set) and whether TXT is required. */
+  domainSettings: () => call<DomainSettings>('/domain-settings'),
   listDomains: () => call<Domain[]>('/domains'),
   getDomain: (name: string) => call<Domain>(`/domains/${id(name)}`),
   addDomain: (domain: NewDomain) => call<Domain>('/domains', { method: 'POST', body: domain }),

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from './api.js';
-import { notice } from './notice.js';
+import { issuedKey, notice } from './notice.js';
 import { AuditPage } from './pages/audit-page.js';
 import { DomainList } from './pages/domain-list.js';
 import { DomainPage } from './pages/domain-page.js';
@@ -27,11 +27,12 @@ function Page({ route }: { route: Route }) {
     case 'domains':
       return <DomainList />;
     case 'domain':
-      return <DomainPage name={route.name} />;
+      // One page a domain or key: state of the last one (an open form) never carries over to the next.
+      return <DomainPage key={route.name} name={route.name} />;
     case 'keys':
       return <KeyList />;
     case 'key':
-      return <KeyPage id={route.id} />;
+      return <KeyPage key={route.id} id={route.id} />;
     case 'usage':
       return <UsagePage />;
     case 'audit':
@@ -63,6 +64,7 @@ function Shell() {
   const first = useRef(true);
   useEffect(() => {
     if (notice.value && notice.value.pathname !== pathname) notice.value = null;
+    if (issuedKey.value && issuedKey.value.pathname !== pathname) issuedKey.value = null;
     if (first.current) {
       first.current = false;
       return;

@@ -1,3 +1,4 @@
+import type { RefObject } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { inBackground } from './api.js';
 
@@ -60,4 +61,29 @@ export function useTitle(title: string): void {
   useEffect(() => {
     document.title = `${title} · Pet Store console`;
   }, [title]);
+}
+
+/**
+ * Focus for an element that comes back when an inline form closes (Create key, Edit, Rotate): `returnHere`
+ * asks for it, and it moves once the element is on the page again, so the keyboard goes on from where it was.
+ */
+export function useFocusReturn<T extends HTMLElement>(): {
+  ref: RefObject<T | null>;
+  returnHere: () => void;
+} {
+  const ref = useRef<T>(null);
+  const asked = useRef(false);
+  useEffect(() => {
+    if (!asked.current || ref.current === null) return;
+    asked.current = false;
+    ref.current.focus();
+  });
+  return { ref, returnHere: () => (asked.current = true) };
+}
+
+/** A ref whose element takes the focus when it appears: the first field of a form that just opened. */
+export function useFocusOnMount<T extends HTMLElement>(): RefObject<T | null> {
+  const ref = useRef<T>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return ref;
 }

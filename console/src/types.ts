@@ -15,6 +15,7 @@ export type {
   ApiKey,
   ApiKeyChange,
   AuditEvent,
+  DomainSettings,
   NewApiKey,
   NewDomain,
 } from '../../src/contract/admin.js';

@@ -32,7 +32,7 @@ import type { AdminAuthenticator } from './authenticator.js';
 import { clearSessionCookie, sessionTransportAllowed, setSessionCookie } from './cookie.js';
 import { INVALID_CHALLENGE, MISSING_CHALLENGE } from './hook.js';
 import type { Sessions } from './sessions.js';
-import type { AdminTokenRecord } from './tokens.js';
+import type { AdminTokenRecord, AdminTokenRepository } from './tokens.js';
 
 /** The key manager's refusals as the admin API answers them. */
 async function checked<T>(work: () => Promise<T>): Promise<T> {
@@ -96,9 +96,11 @@ export function createAdminHandlers(deps: {
   rateLimit: RateLimitPolicy;
   /** To check the token a sign-in sends in its body. */
   tokens: AdminAuthenticator;
+  /** Every admin token, revoked ones too: the audit names its actors. */
+  adminTokens: Pick<AdminTokenRepository, 'list'>;
   clock: Clock;
 }): Record<AdminOperationId, OperationHandler> {
-  const { keys, domains, audit, sessions, usage, recorder, rateLimit, clock, tokens } = deps;
+  const { keys, domains, audit, sessions, usage, recorder, rateLimit, clock, tokens, adminTokens } = deps;
   /** The token a sign-in sent in its body, as the admin hook would know it from `Authorization`. */
   async function tokenOfBody(body: SessionStart | undefined): Promise<AdminTokenRecord> {
     if (body?.token === undefined) throw signInWithToken();
@@ -202,7 +204,10 @@ export function createAdminHandlers(deps: {
         ...(to !== undefined ? { to } : {}),
         ...(query.order !== undefined ? { order: query.order } : {}),
       });
-      return reply.send(events);
+      // Actors are token ids, for filters and scripts; people read names. A token is revoked, never deleted,
+      // so every token actor has one.
+      const names = new Map((await adminTokens.list()).map((token) => [token.id, token.name]));
+      return reply.send(events.map((event) => ({ ...event, actorName: names.get(event.actor) ?? null })));
     },
     async startSession(request, reply) {
       if (request.adminSession !== null) throw signInWithToken();
@@ -270,6 +275,9 @@ export function createAdminHandlers(deps: {
           ];
         }),
       );
+    },
+    async getDomainSettings(_request, reply) {
+      return reply.send(domains.settings());
     },
     async listDomains(_request, reply) {
       return reply.send((await domains.list()).map((record) => domains.view(record)));

@@ -352,6 +352,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     recorder: deps.recorder,
     rateLimit: config.rateLimit,
     tokens: deps.adminAuthenticator,
+    adminTokens: storage.adminTokens,
     clock,
   });
   await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers, sessions });

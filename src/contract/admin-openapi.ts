@@ -55,7 +55,7 @@ export function buildAdminDocument(options: AdminDocumentOptions): Json {
     servers: [{ url: ADMIN_PREFIX, description: 'This server' }],
     security: [{ adminToken: [] }],
     tags: [
-      // What the introduction said of keys and audit is said by their tags: Redoc lists a heading of the
+      // What the introduction said of keys, audit and domains is said by their tags: Redoc lists a heading of the
       // introduction in its menu beside the tag of the same name, and the two read as one thing twice.
       {
         name: 'Keys',
@@ -69,11 +69,19 @@ reach every instance within 5 seconds.`,
       },
       {
         name: 'Audit',
-        description: `The record of every change: each change to a key or an admin token is recorded, append-only,
-with who made it (an admin token id, or \`cli\`), what and when; never a key or a token.`,
+        description: `The record of every change: each change to a key, an admin token, a session or a domain is
+recorded, append-only, with who made it (an admin token id and its name, or \`cli\`), what and when; never a key
+or a token.`,
       },
       { name: 'Usage', description: 'Answers by outcome over time, and the most used keys of a day.' },
-      { name: 'Domains', description: 'The custom domains of the published reference.' },
+      {
+        name: 'Domains',
+        description: `The custom domains of the published reference.
+
+The records a custom domain's owner adds name the service's DNS target (\`DOMAINS_TARGET\`); until the operator
+sets it, no domain can be verified and only the ownership TXT record can be shown. \`GET /domain-settings\` says
+which, before any domain is added.`,
+      },
       {
         name: 'Sessions',
         description: 'The console’s sign-in: an admin token exchanged for a session cookie.',

@@ -140,7 +140,18 @@ export const AuditEvent = Type.Object(
       description: 'Increasing: events are listed in the order they happened.',
     }),
     at: Timestamp('When it happened.'),
-    actor: Type.String({ description: 'Who did it: an admin token id, or `cli` for the command line.' }),
+    actor: Type.String({
+      description:
+        'Who did it: an admin token id, `cli` for the command line, `config` for the config file, `checker` ' +
+        'for the re-checks of domains, or an API key id for a key that rotated or revoked itself (`/v1/key`).',
+    }),
+    actorName: OrNull(
+      Type.String({
+        description:
+          'The name of the admin token that did it (a revoked one too), for people; null for the other ' +
+          'actors.',
+      }),
+    ),
     action: Type.String({
       description: 'What was done, such as `key.created` or `key.rotated`.',
       examples: ['key.created'],
@@ -425,6 +436,26 @@ export const Domain = Type.Object(
   { additionalProperties: false, description: 'A custom domain of the published reference.' },
 );
 
+export const DomainSettings = Type.Object(
+  {
+    target: OrNull(
+      Type.String({
+        description:
+          '`DOMAINS_TARGET`: the name every custom domain’s CNAME points at. null: the operator has not set ' +
+          'it, so no domain can be verified and only the ownership TXT record can be shown.',
+        examples: ['edge.example.net'],
+      }),
+    ),
+    requireTxt: Type.Boolean({
+      description: '`DOMAINS_REQUIRE_TXT`: whether a domain needs its ownership TXT record to be verified.',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: 'How custom domains are checked by this service, before any is added.',
+  },
+);
+
 export const DomainRemoval = Type.Object(
   {
     name: Type.String(),
@@ -451,6 +482,7 @@ export const ADMIN_SCHEMAS = {
   KeyUsage,
   NewDomain,
   Domain,
+  DomainSettings,
   DomainRemoval,
   Error: ErrorSchema,
 } satisfies Record<string, TSchema>;
@@ -575,8 +607,9 @@ export const ADMIN_OPERATIONS = [
     summary: 'List audit events',
     description:
       'The append-only record of every change to keys, admin tokens, sessions and domains: who (an admin ' +
-      'token id, or `cli`), what and when, never a key or a token. Oldest first, paged with `after` (the last ' +
-      'id seen); with `order=desc` newest first, paged with `before`. Filter by `target`, `actor` and time.',
+      'token id, with its name in `actorName`, or `cli`), what and when, never a key or a token. Oldest first, ' +
+      'paged with `after` (the last id seen); with `order=desc` newest first, paged with `before`. Filter by ' +
+      '`target`, `actor` and time.',
     query: 'AuditQuery',
     success: { status: 200, description: 'The events.', schema: 'AuditEvent', array: true },
     errors: [400],
@@ -666,6 +699,18 @@ export const ADMIN_OPERATIONS = [
     errors: [],
   },
   {
+    operationId: 'getDomainSettings',
+    method: 'GET',
+    path: '/domain-settings',
+    tag: 'Domains',
+    summary: 'Show how custom domains are checked',
+    description:
+      'The DNS target every custom domain points at (`DOMAINS_TARGET`, null when it is not set) and whether ' +
+      'the ownership TXT record is required: what to tell a domain’s owner before it is added.',
+    success: { status: 200, description: 'The settings.', schema: 'DomainSettings' },
+    errors: [],
+  },
+  {
     operationId: 'addDomain',
     method: 'POST',
     path: '/domains',
@@ -727,6 +772,7 @@ export type ApiKey = Static<typeof ApiKey>;
 export type AuditEvent = Static<typeof AuditEvent>;
 export type AuditQuery = Static<typeof AuditQuery>;
 export type NewDomain = Static<typeof NewDomain>;
+export type DomainSettings = Static<typeof DomainSettings>;
 export type SessionStart = Static<typeof SessionStart>;
 export type UsageQuery = Static<typeof UsageQuery>;
 export type KeyUsageQuery = Static<typeof KeyUsageQuery>;

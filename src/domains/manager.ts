@@ -66,6 +66,8 @@ export interface DomainManager {
   /** Makes the stored file domains those of the config file (none when it has no `domains`). */
   syncFile(config: DomainsConfig | undefined): Promise<void>;
   view(record: DomainRecord): DomainView;
+  /** How domains are checked here: the DNS target (null: `DOMAINS_TARGET` unset) and whether TXT is required. */
+  settings(): { target: string | null; requireTxt: boolean };
 }
 
 /** How long a claimed domain is left to the instance that claimed it before another may check it. */
@@ -267,6 +269,7 @@ export function createDomainManager(deps: {
       );
       changed();
     },
+    settings: () => ({ target: checks.target ?? null, requireTxt: checks.requireTxt }),
     view(record) {
       const dns: DomainView['dns'] = [];
       if (checks.target !== undefined) {

@@ -26,6 +26,7 @@ interface ApiKeyView {
 interface AuditEventView {
   id: number;
   actor: string;
+  actorName: string | null;
   action: string;
   target: string;
   details: Record<string, unknown>;
@@ -800,6 +801,30 @@ for (const backend of BACKENDS) {
         ['admin_token.created'],
       );
       for (const secret of server.issuedKeys) assert.ok(!listed.text.includes(secret));
+    });
+
+    test('the audit names each actor: an admin token by its name (revoked too), the CLI by none', async () => {
+      const named = await server.createAdminToken('Release pipeline');
+      const made = await createKey(named.token, { plan: 'free', name: 'named actor' });
+      await server.admin(named.token, `/keys/${made.id}`, { method: 'PATCH', json: { name: 'renamed' } });
+      await createAdminTokenManager({ adminTokens: server.deps.storage.adminTokens, clock }).revoke(named.id);
+      const fromCli = await server.createKey({ plan: 'free', name: 'by the cli' });
+      const reader = await token();
+      const events = async (target: string) =>
+        ((await server.admin(reader, `/audit?target=${target}`)).body as AuditEventView[]).map((event) => [
+          event.action,
+          event.actor,
+          event.actorName,
+        ]);
+      assert.deepEqual(await events(made.id), [
+        ['key.created', named.id, 'Release pipeline'],
+        ['key.updated', named.id, 'Release pipeline'],
+      ]);
+      assert.deepEqual(await events(named.id), [
+        ['admin_token.created', 'cli', null],
+        ['admin_token.revoked', 'cli', null],
+      ]);
+      assert.deepEqual(await events(fromCli.id), [['key.created', 'cli', null]]);
     });
 
     test('no answer, log line or stored row holds a key or a token after it was shown', async () => {

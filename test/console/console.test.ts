@@ -2,14 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { API_VERSION } from '../../src/contract/index.js';
 import { shownText } from '../support/browser.js';
-import {
-  assertAccessible,
-  type ConsoleHarness,
-  screenshots,
-  signIn,
-  startConsole,
-  tabTo,
-} from './harness.js';
+import { type ConsoleHarness, focused, inspectPage, signIn, startConsole, tabTo } from './harness.js';
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
@@ -18,11 +11,14 @@ const MARKUP_NAME = '<script>alert(1)</script>"><img src=x onerror=alert(1)>';
 const UNKNOWN_KEY = 'key_000000000000';
 
 /**
- * The answers these tests ask for on purpose: a wrong token, the domains of a session that has ended, and a
- * key that does not exist.
+ * The answers these tests ask for on purpose: a wrong token, the domains page (its domains and its settings)
+ * of a session that has ended, and a key that does not exist.
  */
 const expected = (status: number, url: string) =>
-  (status === 401 && (url.endsWith('/admin/v1/sessions') || url.endsWith('/admin/v1/domains'))) ||
+  (status === 401 &&
+    ['/admin/v1/sessions', '/admin/v1/domains', '/admin/v1/domain-settings'].some((path) =>
+      url.endsWith(path),
+    )) ||
   (status === 404 && url.endsWith(`/admin/v1/keys/${UNKNOWN_KEY}`));
 
 describe('the console in a real browser', () => {
@@ -69,8 +65,9 @@ describe('the console in a real browser', () => {
   test('sign in: the token is traded for a session cookie and kept nowhere', async () => {
     await h.open('/console/keys');
     await heading('Pet Store console');
-    await assertAccessible(h.page, 'sign in');
-    await screenshots(h.page, 'sign-in');
+    await inspectPage(h.page, 'sign-in');
+    // Signing in is all this page is for: its field has the focus, as a sign-in page's should.
+    await focused(h.page.getByLabel('Admin token'));
 
     await h.page.getByLabel('Admin token').fill('ps_admin_wrong');
     await h.page.getByRole('button', { name: 'Sign in' }).click();
@@ -123,8 +120,7 @@ describe('the console in a real browser', () => {
   test('a path that names no page, and a key that does not exist, are the 404 page', async () => {
     await h.open('/console/nowhere/at/all');
     await heading('Not found');
-    await assertAccessible(h.page, 'not found');
-    await screenshots(h.page, 'not-found');
+    await inspectPage(h.page, 'not-found');
     await h.open(`/console/keys/${UNKNOWN_KEY}`);
     await heading('Not found');
     assert.match(await shownText(h.page, 'main'), new RegExp(`The key ${UNKNOWN_KEY} does not exist`));
@@ -142,7 +138,7 @@ describe('the console in a real browser', () => {
     assert.deepEqual(dialogs, []);
   });
 
-  test('each page passes axe, and is photographed at 1280 and 390 pixels', async () => {
+  test('each page passes axe and never scrolls sideways, at 1280 and 390 pixels (photographed)', async () => {
     const { id, key } = await h.server.createKey({ plan: 'business', name: 'Storefront' });
     // Some traffic, so that the charts have something to draw.
     for (const path of ['/v1/categories', '/v1/categories', '/v1/pets', '/v1/pets/999999999'])
@@ -165,8 +161,7 @@ describe('the console in a real browser', () => {
       await heading(title);
       // The data a page shows arrives after its heading.
       await h.page.waitForLoadState('networkidle');
-      await assertAccessible(h.page, name);
-      await screenshots(h.page, name);
+      await inspectPage(h.page, name);
     }
   });
 
@@ -195,7 +190,7 @@ describe('the console in a real browser', () => {
 
   test('with the keyboard alone: sign in, then create a key', async () => {
     await h.open('/console/keys');
-    await tabTo(h.page, 'Admin token');
+    await focused(h.page.getByLabel('Admin token'));
     await h.page.keyboard.type(h.token);
     await h.page.keyboard.press('Enter');
     await heading('API keys');
@@ -204,7 +199,8 @@ describe('the console in a real browser', () => {
     assert.equal(await h.page.evaluate('document.activeElement.id'), 'main', 'the skip link moves focus');
     await tabTo(h.page, 'Create key');
     await h.page.keyboard.press('Enter');
-    await tabTo(h.page, 'Name');
+    // The form that opened has the focus, on its first field: the keyboard goes on from there.
+    await focused(h.page.getByLabel('Name', { exact: true }));
     await h.page.keyboard.type('Typed by keyboard');
     await tabTo(h.page, 'Create key');
     await h.page.keyboard.press('Enter');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { shownText, textOf } from '../support/browser.js';
-import { type ConsoleHarness, DNS_TARGET, signIn, startConsole } from './harness.js';
+import { type ConsoleHarness, DNS_TARGET, inspectPage, signIn, startConsole } from './harness.js';
 
 const DOMAIN = 'docs.shop.test';
 
@@ -98,6 +98,45 @@ describe('Project settings → Domains in the console', () => {
     await h.page.keyboard.press('Escape');
     await h.page.getByRole('dialog').waitFor({ state: 'detached' });
     assert.equal((await h.server.admin(h.token, '/domains/kept.shop.test')).status, 200);
+  });
+
+  test('nothing failed', () => {
+    assert.deepEqual(h.failures, []);
+  });
+});
+
+describe('Domains in the console of a service with no DOMAINS_TARGET', () => {
+  let h: ConsoleHarness;
+
+  before(async () => {
+    h = await startConsole(() => false, { target: null });
+    await h.open('/console/domains');
+    await signIn(h.page, h.token);
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  const missingTarget =
+    /No DNS target is set[\s\S]*DOMAINS_TARGET[\s\S]*only its ownership TXT record can be shown/;
+
+  test('the page says so before any domain is added: what the operator sets, and what can be shown until then', async () => {
+    await h.page.getByText('No custom domains yet.').waitFor();
+    assert.match(await textOf(h.page.locator('main')), missingTarget);
+    await inspectPage(h.page, 'domains-no-target');
+  });
+
+  test('a domain added anyway shows its TXT record alone, and says why there is no CNAME', async () => {
+    await h.page.getByLabel('Domain or subdomain').fill(DOMAIN);
+    await h.page.getByRole('button', { name: 'Add', exact: true }).click();
+    await h.page.getByRole('heading', { level: 1, name: DOMAIN }).waitFor();
+    const records = h.page.locator('section:has(#dns-heading)');
+    await records.getByText('No DNS target is set').waitFor();
+    assert.match(await textOf(records), missingTarget);
+    const rows = await textOf(records.locator('tbody'));
+    assert.match(rows, /TXT/);
+    assert.doesNotMatch(rows, /CNAME|ALIAS/);
+    await inspectPage(h.page, 'domain-no-target');
   });
 
   test('nothing failed', () => {

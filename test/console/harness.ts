@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { ARTIFACTS, launchBrowser, watch } from '../support/browser.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -39,14 +39,18 @@ export interface ConsoleHarness {
 
 /**
  * A real server (SQLite) whose domains are checked against a real DNS server, and Chromium with a page on
- * it. `expected` names the answers of 400 and above a test asks for on purpose: a 401 from
+ * it; `target` is its `DOMAINS_TARGET` (null: unset). `expected` names the answers of 400 and above a test asks for on purpose: a 401 from
  * `GET /admin/v1/sessions/current` is how the console learns nobody is signed in.
  */
 export async function startConsole(
   expected: (status: number, url: string) => boolean = () => false,
+  { target = DNS_TARGET }: { target?: string | null } = {},
 ): Promise<ConsoleHarness> {
   const dns = await startDnsServer(new Map([[DNS_TARGET, { A: ['127.0.0.1'] }]]));
-  const server = await startTestServer({ DOMAINS_TARGET: DNS_TARGET, DNS_RESOLVER: dns.address });
+  const server = await startTestServer({
+    ...(target === null ? {} : { DOMAINS_TARGET: target }),
+    DNS_RESOLVER: dns.address,
+  });
   const { token } = await server.createAdminToken('console test');
   const browser = await launchBrowser();
   const origin = new URL(server.url).origin;
@@ -113,6 +117,55 @@ export async function screenshots(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: `${SCREENS}${name}-${width}.png`, fullPage: true });
   }
   await page.setViewportSize({ width: WIDTHS[0], height: 900 });
+}
+
+/** How wide the page is against the window, and the first element that reaches past its edge and widens it. */
+function sideways(page: Page): Promise<{ scrollWidth: number; innerWidth: number; past: string }> {
+  // The element is named, so that a failure says what to fix.
+  return page.evaluate(`(() => {
+    // Within a part that scrolls or clips on its own, an element does not widen the page; but an absolutely
+    // positioned one is clipped only from its containing block (its offsetParent) up.
+    const clipped = (element) => {
+      const absolute = getComputedStyle(element).position === 'absolute';
+      for (let up = absolute ? element.offsetParent : element.parentElement; up && up !== document.body; up = up.parentElement)
+        if (getComputedStyle(up).overflowX !== 'visible') return true;
+      return false;
+    };
+    const past = [...document.querySelectorAll('body *')].find(
+      (element) => element.getBoundingClientRect().right > window.innerWidth + 0.5 && !clipped(element),
+    );
+    const name = past ? past.tagName.toLowerCase() + [...past.classList].map((name) => '.' + name).join('') : '';
+    return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, past: name };
+  })()`);
+}
+
+/**
+ * A page as an operator sees it at 1280 and at 390 pixels wide: it never scrolls sideways, axe finds no
+ * serious or critical violation, and it is photographed (test-artifacts/console/).
+ */
+export async function inspectPage(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENS, { recursive: true });
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    // The charts follow their container's width a frame later.
+    await page.waitForTimeout(150);
+    const { scrollWidth, innerWidth, past } = await sideways(page);
+    assert.ok(
+      scrollWidth <= innerWidth,
+      `${name} at ${width} px scrolls sideways: scrollWidth ${scrollWidth} > ${innerWidth} (first past the edge: ${past})`,
+    );
+    await assertAccessible(page, `${name} at ${width} px`);
+    await page.screenshot({ path: `${SCREENS}${name}-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: WIDTHS[0], height: 900 });
+}
+
+/**
+ * Waits until what the locator finds has the focus (focus moves once the page has drawn it), for at most 5 s.
+ * A locator, not `waitForFunction`: the console's CSP refuses the string evaluation that would need.
+ */
+export async function focused(locator: Locator): Promise<void> {
+  await locator.and(locator.page().locator(':focus')).waitFor({ timeout: 5000 });
 }
 
 /** Presses Tab until the focused element has the accessible name (or label) given; fails after `most` presses. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { shownText, textOf } from '../support/browser.js';
-import { type ConsoleHarness, signIn, startConsole } from './harness.js';
+import { type ConsoleHarness, focused, inspectPage, signIn, startConsole } from './harness.js';
 
 const KEY = /ps_(live|test)_[0-9A-Za-z]{32}/;
 
@@ -28,6 +28,11 @@ describe('API keys in the console', () => {
 
   test('Create shows the key once, with Copy and "It will not be shown again"', async () => {
     await h.page.getByRole('button', { name: 'Create key' }).click();
+    // The form opens with the focus in its first field; Cancel gives it back to the button.
+    await focused(h.page.getByLabel('Name'));
+    await h.page.getByRole('button', { name: 'Cancel' }).click();
+    await focused(h.page.getByRole('button', { name: 'Create key' }));
+    await h.page.getByRole('button', { name: 'Create key' }).click();
     await h.page.getByLabel('Name').fill('Checkout');
     await h.page.getByLabel('Plan').selectOption('enterprise');
     await h.page.getByLabel('Requests per minute').fill('120');
@@ -45,10 +50,7 @@ describe('API keys in the console', () => {
     assert.equal(await statusWith(created), 200);
 
     const row = h.page.locator('tr', { hasText: 'Checkout' });
-    assert.match(
-      await textOf(row),
-      /business[\s\S]*categories:read, categories:write, pets:read, pets:write, orders:read/,
-    );
+    assert.match(await textOf(row), /business[\s\S]*All but orders:write/);
     assert.match(await textOf(row), /Active/);
     await h.page.getByRole('button', { name: 'Done' }).click();
     assert.ok(!(await h.page.content()).includes(created), 'the key is gone from the page');
@@ -66,8 +68,10 @@ describe('API keys in the console', () => {
     assert.match(await textOf(history), /key\.created/);
   });
 
-  test('Rotate with a grace period shows the new key once; the old one keeps working meanwhile', async () => {
+  test('Rotate opens with the focus on its grace period, then leads to the new key, shown once', async () => {
+    const oldId = new URL(h.page.url()).pathname.split('/').at(-1) ?? '';
     await h.page.getByRole('button', { name: 'Rotate' }).click();
+    await focused(h.page.getByLabel('Grace period'));
     await h.page.getByLabel('Grace period').fill('2');
     await h.page.getByLabel('Unit').selectOption('hours');
     await h.page.getByRole('button', { name: 'Rotate key' }).click();
@@ -77,15 +81,63 @@ describe('API keys in the console', () => {
     assert.notEqual(rotated, created);
     assert.equal(await statusWith(rotated), 200);
     assert.equal(await statusWith(created), 200, 'within the grace period');
+
+    // The page is the new key's: its own id in the address, what it replaces and until when that one works.
+    const newId = new URL(h.page.url()).pathname.split('/').at(-1) ?? '';
+    assert.match(newId, /^key_/);
+    assert.notEqual(newId, oldId);
+    await heading('Checkout v2');
+    const old = (await h.server.admin(h.token, `/keys/${oldId}`)).body as {
+      replacedBy: string;
+      expiresAt: string;
+    };
+    assert.equal(old.replacedBy, newId);
+    const graceEnd = `${old.expiresAt.slice(0, 16).replace('T', ' ')} UTC`;
+    assert.match(
+      await textOf(h.page.locator('main')),
+      new RegExp(`replaces ${oldId}, which keeps working until ${graceEnd}`),
+    );
+    assert.equal(
+      await h.page.getByRole('button', { name: 'Rotate', exact: true }).count(),
+      1,
+      'the new key may be rotated',
+    );
+    await inspectPage(h.page, 'key-rotated');
+    await h.page.getByRole('button', { name: 'Done' }).click();
+    assert.ok(!(await h.page.content()).includes(rotated), 'the key is gone from the page');
+
+    // The old key's page says it was rotated, to which key, and until when it works.
+    await h.open(`/console/keys/${oldId}`);
+    await heading('Checkout v2');
     await h.page.locator('section:has(#history-heading) tr', { hasText: 'key.rotated' }).waitFor();
+    assert.match(
+      await textOf(h.page.locator('.facts')),
+      new RegExp(`Rotated → ${newId}, works until ${graceEnd}`),
+    );
     assert.equal(
       await h.page.getByRole('button', { name: 'Rotate', exact: true }).count(),
       0,
       'rotated once',
     );
 
-    await h.page.getByRole('link', { name: 'Open the new key’s page' }).click();
+    // In the list, the two keys of one name are told apart by their prefixes and their rotation.
+    await h.open('/console/keys');
+    const keys = (await h.server.admin(h.token, '/keys')).body as { id: string; prefix: string }[];
+    const prefixOf = (id: string) => keys.find((key) => key.id === id)?.prefix ?? '';
+    assert.notEqual(prefixOf(oldId), prefixOf(newId));
+    const oldRow = h.page.locator('tr', { hasText: oldId }).filter({ hasText: 'Rotated' });
+    await oldRow.waitFor();
+    assert.match(
+      await textOf(oldRow),
+      new RegExp(`${prefixOf(oldId)}…[\\s\\S]*Rotated → ${newId}, works until ${graceEnd}`),
+    );
+    const newRow = h.page.locator('tbody tr').filter({ has: h.page.locator(`code:text-is("${newId}")`) });
+    assert.match(await textOf(newRow), new RegExp(`${prefixOf(newId)}…[\\s\\S]*Replaces ${oldId}`));
+    await inspectPage(h.page, 'keys-rotated');
+
+    await h.page.getByRole('link', { name: newId }).first().click();
     await heading('Checkout v2');
+    assert.equal(new URL(h.page.url()).pathname, `/console/keys/${newId}`);
     created = rotated;
   });
 

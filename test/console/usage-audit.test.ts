@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { textOf } from '../support/browser.js';
-import { type ConsoleHarness, signIn, startConsole } from './harness.js';
+import { type ConsoleHarness, inspectPage, signIn, startConsole } from './harness.js';
+
+const HOURLY = 'Requests per hour, last 48 hours';
+const DAILY = 'Requests per day, last 90 days';
 
 /** Clears the filters, and waits for the form of the unfiltered URL (a new URL makes a new form). */
 async function clearFilters(h: ConsoleHarness): Promise<void> {
@@ -14,6 +17,77 @@ async function clearFilters(h: ConsoleHarness): Promise<void> {
 /** The numbers of a chart's table (its footer: the totals), as screen readers read them. */
 async function totals(h: ConsoleHarness, caption: string): Promise<string[]> {
   const cells = h.page.locator(`table:has(caption:text-is("${caption}")) tfoot td`);
+  return (await cells.allTextContents()).map((text) => text.trim());
+}
+
+/** The colours of the outcomes in the charts (usage-chart.tsx), as the canvas holds them. */
+const OK_RGB = [0x25, 0x63, 0xeb];
+const CLIENT_ERRORS_RGB = [0xb4, 0x53, 0x09];
+
+interface Painted {
+  /** The canvas's width, in its own pixels. */
+  width: number;
+  /** The columns that hold the colour, left to right. */
+  columns: number[];
+  /** For each of those columns, its longest unbroken run of the colour, top to bottom. */
+  runs: number[];
+}
+
+/**
+ * Where a chart's canvas holds a colour, read from its pixels: the chart is a picture, and this is what the
+ * eye sees of it. Pixels within a small distance of the colour count (edges are smoothed).
+ */
+async function painted(h: ConsoleHarness, caption: string, rgb: number[]): Promise<Painted> {
+  const section = `section.chart:has(h3:text-is("${caption}"))`;
+  await h.page.locator(`${section} .chart-plot canvas`).waitFor();
+  const index = await h.page
+    .locator('section.chart')
+    .evaluateAll(
+      (sections, title) =>
+        sections.findIndex((section) => section.querySelector('h3')?.textContent === title),
+      caption,
+    );
+  return (await h.page.evaluate(`(() => {
+    const canvas = document.querySelectorAll('section.chart')[${index}].querySelector('.chart-plot canvas');
+    const { width, height } = canvas;
+    const pixels = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+    const [r, g, b] = ${JSON.stringify(rgb)};
+    const columns = [];
+    const runs = [];
+    for (let x = 0; x < width; x += 1) {
+      let run = 0;
+      let longest = 0;
+      for (let y = 0; y < height; y += 1) {
+        const at = (y * width + x) * 4;
+        const near = Math.abs(pixels[at] - r) + Math.abs(pixels[at + 1] - g) + Math.abs(pixels[at + 2] - b) < 24 && pixels[at + 3] > 200;
+        run = near ? run + 1 : 0;
+        longest = Math.max(longest, run);
+      }
+      if (longest > 0) {
+        columns.push(x);
+        runs.push(longest);
+      }
+    }
+    return { width, columns, runs };
+  })()`)) as Painted;
+}
+
+/** The legend of a chart as uPlot shows it: each series' label and value. */
+async function legend(h: ConsoleHarness, caption: string): Promise<Record<string, string>> {
+  const rows = h.page.locator(`section.chart:has(h3:text-is("${caption}")) .u-legend .u-series`);
+  const entries: [string, string][] = [];
+  for (const row of await rows.all()) {
+    entries.push([
+      (await textOf(row.locator('.u-label'))).trim(),
+      (await textOf(row.locator('.u-value'))).trim(),
+    ]);
+  }
+  return Object.fromEntries(entries);
+}
+
+/** The last row of a chart's table: the latest bucket, as the API gave it. */
+async function latestRow(h: ConsoleHarness, caption: string): Promise<string[]> {
+  const cells = h.page.locator(`table:has(caption:text-is("${caption}")) tbody tr`).last().locator('th, td');
   return (await cells.allTextContents()).map((text) => text.trim());
 }
 
@@ -48,6 +122,73 @@ describe('usage and the audit log in the console', () => {
       const summary = await details.locator('summary').boundingBox();
       assert.equal((await details.boundingBox())?.height, summary?.height, `${caption}: collapsed on screen`);
     }
+  });
+
+  test('counts are bars: a burst is one filled bar a bucket wide, its outcomes stacked, not a ramp', async () => {
+    for (const [caption, buckets] of [
+      [HOURLY, 48],
+      [DAILY, 90],
+    ] as const) {
+      const ok = await painted(h, caption, OK_RGB);
+      const errors = await painted(h, caption, CLIENT_ERRORS_RGB);
+      assert.ok(ok.columns.length > 0, `${caption}: the OK answers are drawn`);
+      const bucket = ok.width / buckets;
+      const span = (ok.columns.at(-1) ?? 0) - (ok.columns[0] ?? 0) + 1;
+      // Every request of this test was sent in the last bucket: one bar, at the right, and nothing before it.
+      assert.ok(
+        span <= bucket,
+        `${caption}: the OK colour spans ${span} px, more than a bucket (${bucket} px)`,
+      );
+      assert.equal(span, ok.columns.length, `${caption}: one bar, without gaps`);
+      assert.ok((ok.columns[0] ?? 0) > ok.width * 0.8, `${caption}: the bar is the latest bucket's`);
+      // A bar is filled: the middle of it is a tall run of its colour, where a line would be a stroke's width.
+      const middle = ok.runs[Math.floor(ok.runs.length / 2)] ?? 0;
+      assert.ok(middle > 40, `${caption}: filled, not a line (${middle} px tall at its middle)`);
+      // The client errors sit on the OK answers, in the same bar.
+      assert.ok(errors.columns.length > 0, `${caption}: the client errors are drawn`);
+      assert.ok(
+        errors.columns.every(
+          (column) => column >= (ok.columns[0] ?? 0) - 1 && column <= (ok.columns.at(-1) ?? 0) + 1,
+        ),
+        `${caption}: the client errors are in the same bar`,
+      );
+    }
+  });
+
+  test("the legend shows the latest bucket's numbers, another bucket's while hovered, then the latest again", async () => {
+    // The latest bucket as the table has it: the hour (UTC) and its four counts.
+    const [hour, ...counts] = await latestRow(h, HOURLY);
+    const expected = {
+      'Hour (UTC)': hour,
+      OK: counts[0],
+      'Client errors': counts[1],
+      'Rate limited': counts[2],
+      'Server errors': counts[3],
+    };
+    assert.deepEqual(await legend(h, HOURLY), expected, 'before any hover: the latest bucket, never --');
+    const [day, ...dayCounts] = await latestRow(h, DAILY);
+    assert.deepEqual(await legend(h, DAILY), {
+      'Day (UTC)': day,
+      OK: dayCounts[0],
+      'Client errors': dayCounts[1],
+      'Rate limited': dayCounts[2],
+      'Server errors': dayCounts[3],
+    });
+
+    // The first hour of the chart, 47 hours ago: nothing was sent then.
+    const plot = h.page.locator(`section.chart:has(h3:text-is("${HOURLY}")) .u-over`);
+    const box = await plot.boundingBox();
+    assert.ok(box);
+    await h.page.mouse.move(box.x + 2, box.y + box.height / 2);
+    const hovered = await legend(h, HOURLY);
+    assert.notEqual(hovered['Hour (UTC)'], hour, 'another hour');
+    assert.equal(hovered.OK, '0');
+    await h.page.mouse.move(0, 0);
+    assert.deepEqual(await legend(h, HOURLY), expected, 'after the cursor leaves: the latest bucket again');
+  });
+
+  test('the usage page passes axe and never scrolls sideways', async () => {
+    await inspectPage(h.page, 'usage-bars');
   });
 
   test('the most used keys today, with their share of the day limit', async () => {
@@ -104,6 +245,39 @@ describe('usage and the audit log in the console', () => {
     await h.page.getByText('No events.').waitFor();
     await h.page.goBack();
     await h.page.getByRole('button', { name: 'Older' }).waitFor();
+  });
+
+  test("the audit says who in words (the token's name with its id) and what in words, never a bare null", async () => {
+    const admin = await h.server.createAdminToken('Release pipeline');
+    const made = (
+      await h.server.admin(admin.token, '/keys', { method: 'POST', json: { plan: 'pro', name: 'Audited' } })
+    ).body as { id: string; key: string };
+    await h.server.admin(admin.token, `/keys/${made.id}/rotate`, {
+      method: 'POST',
+      json: { gracePeriodSeconds: 7200 },
+    });
+    await h.open(`/console/audit?target=${made.id}`);
+    const created = h.page.locator('main tbody tr', { hasText: 'key.created' });
+    await created.waitFor();
+    const createdText = await textOf(created);
+    assert.match(
+      createdText,
+      new RegExp(`Release pipeline\\s+${admin.id}`),
+      'the actor by name, with its id',
+    );
+    assert.match(createdText, /limits\s+the plan’s/);
+    assert.match(createdText, /expires\s+never/);
+    assert.match(createdText, /scopes\s+categories:read, categories:write/);
+    assert.doesNotMatch(createdText, /\bnull\b/);
+    const rotated = await textOf(h.page.locator('main tbody tr', { hasText: 'key.rotated' }));
+    assert.match(rotated, /grace period\s+2 hours/);
+    assert.match(rotated, /old key works until\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    assert.doesNotMatch(rotated, /\bnull\b|gracePeriodSeconds|7200/);
+    // The key this test's server made at start was made by the command line, which has no token.
+    await h.open('/console/audit?actor=cli');
+    await h.page.locator('main tbody tr').first().waitFor();
+    assert.match(await textOf(h.page.locator('main tbody tr').first()), /Command line\s+cli/);
+    await inspectPage(h.page, 'audit-words');
   });
 
   test('nothing failed', () => {

@@ -170,6 +170,8 @@ describe('the admin API document is its contract', () => {
       'getApiKeyHead',
       'getDomain',
       'getDomainHead',
+      'getDomainSettings',
+      'getDomainSettingsHead',
       'getSession',
       'getSessionHead',
       'getUsage',

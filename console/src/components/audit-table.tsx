@@ -1,4 +1,5 @@
-import { formatTime } from '../format.js';
+import type { ComponentChildren } from 'preact';
+import { formatNumber, formatTime } from '../format.js';
 import { href } from '../router.js';
 import type { AuditEvent } from '../types.js';
 
@@ -9,60 +10,160 @@ function Target({ event }: { event: AuditEvent }) {
   return <code>{event.target}</code>;
 }
 
-/** A detail's value: strings as they are, lists joined, anything else as JSON. */
-const valueText = (value: unknown): string =>
-  typeof value === 'string'
-    ? value
-    : Array.isArray(value) && value.every((item) => typeof item === 'string')
-      ? value.join(', ')
-      : JSON.stringify(value);
+/** The actors that are not admin tokens, in words. */
+const SYSTEM_ACTORS: Record<string, string> = {
+  cli: 'Command line',
+  config: 'Config file',
+  checker: 'Domain checker',
+};
 
-/** What changed, as `name: value` pairs; values are shown as JSON text, never as markup. */
+/** Who did it: the token's name (or what the actor is), with the id the filters take. */
+function Actor({ event }: { event: AuditEvent }) {
+  // A key that rotated or revoked itself (`/v1/key/rotate`, `/v1/key/revoke`) acts as its own id.
+  const ownKey = event.actor.startsWith('key_') ? 'The key itself' : undefined;
+  const name = event.actorName ?? SYSTEM_ACTORS[event.actor] ?? ownKey;
+  if (name === undefined) return <code>{event.actor}</code>;
+  return (
+    <>
+      <span class="break">{name}</span> <code class="muted">{event.actor}</code>
+    </>
+  );
+}
+
+/** `2 hours`, `90 minutes`, `45 seconds`: a grace period as the rotate form asked for it. */
+function duration(seconds: number): string {
+  const [amount, unit] =
+    seconds % 3600 === 0
+      ? [seconds / 3600, 'hour']
+      : seconds % 60 === 0
+        ? [seconds / 60, 'minute']
+        : [seconds, 'second'];
+  return `${formatNumber(amount)} ${unit}${amount === 1 ? '' : 's'}`;
+}
+
+const isLimits = (value: unknown): value is { perMinute: number; perDay: number } =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { perMinute?: unknown }).perMinute === 'number' &&
+  typeof (value as { perDay?: unknown }).perDay === 'number';
+
+/**
+ * The words of the details fields the API records, by name; a field not listed keeps its own name. Each
+ * knows what its null means: limits of null are the plan's, an expiry of null is never.
+ */
+const FIELDS: Record<string, { label: string; show?: (value: unknown) => ComponentChildren }> = {
+  name: { label: 'name' },
+  plan: { label: 'plan' },
+  limits: {
+    label: 'limits',
+    show: (value) =>
+      isLimits(value)
+        ? `${formatNumber(value.perMinute)} a minute, ${formatNumber(value.perDay)} a day`
+        : value === null
+          ? 'the plan’s'
+          : undefined,
+  },
+  scopes: { label: 'scopes' },
+  expiresAt: {
+    label: 'expires',
+    show: (value) => (value === null ? 'never' : typeof value === 'string' ? formatTime(value) : undefined),
+  },
+  first: { label: 'first key' },
+  successor: {
+    label: 'new key',
+    show: (value) => (typeof value === 'string' ? <a href={href('keys', value)}>{value}</a> : undefined),
+  },
+  gracePeriodSeconds: {
+    label: 'grace period',
+    show: (value) =>
+      value === 0
+        ? 'none: the old key stopped at once'
+        : typeof value === 'number'
+          ? duration(value)
+          : undefined,
+  },
+  oldKeyEndsAt: {
+    label: 'old key works until',
+    show: (value) => (typeof value === 'string' ? formatTime(value) : undefined),
+  },
+  primary: { label: 'primary' },
+  redirectTo: {
+    label: 'redirects to',
+    show: (value) => (value === null ? 'nowhere (serves the reference)' : undefined),
+  },
+  redirectStatus: { label: 'redirect status' },
+  from: { label: 'from' },
+  to: { label: 'to' },
+  reason: { label: 'why' },
+};
+
+/** Any value in words: text as it is, lists joined, yes or no, numbers grouped; null is `none`. */
+function plainValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'number') return formatNumber(value);
+  if (value === null) return 'none';
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+    return value.length === 0 ? 'none' : value.join(', ');
+  return JSON.stringify(value);
+}
+
+/**
+ * What changed, as `name: value` in words; values are shown as text, never as markup. A domain's redirect
+ * status is left out when it has no redirect: it says nothing the redirect does not.
+ */
 function Details({ details }: { details: Record<string, unknown> }) {
-  const entries = Object.entries(details);
+  const entries = Object.entries(details).filter(
+    ([name, value]) => !(name === 'redirectStatus' && value === null),
+  );
   if (entries.length === 0) return <span class="muted">—</span>;
   return (
     <dl class="details">
-      {entries.map(([name, value]) => (
-        <div key={name}>
-          <dt>{name}</dt>
-          <dd>{valueText(value)}</dd>
-        </div>
-      ))}
+      {entries.map(([name, value]) => {
+        const field = FIELDS[name];
+        return (
+          <div key={name}>
+            <dt>{field?.label ?? name}</dt>
+            <dd>{field?.show?.(value) ?? plainValue(value)}</dd>
+          </div>
+        );
+      })}
     </dl>
   );
 }
 
-/** Audit events, newest first, as the API lists them. */
+/** Audit events, newest first, as the API lists them; on a phone each is a card. */
 export function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string }) {
   if (events.length === 0) return <p class="muted">No events.</p>;
   return (
-    <div class="table-scroll">
+    <div class="table-scroll cards">
       <table class="wide">
         <caption class="visually-hidden">{caption}</caption>
         <thead>
           <tr>
-            <th scope="col">When</th>
-            <th scope="col">Actor</th>
             <th scope="col">Action</th>
             <th scope="col">Target</th>
+            <th scope="col">When</th>
+            <th scope="col">Actor</th>
             <th scope="col">Details</th>
           </tr>
         </thead>
         <tbody>
           {events.map((event) => (
             <tr key={event.id}>
-              <td class="nowrap">{formatTime(event.at)}</td>
-              <td>
-                <code>{event.actor}</code>
-              </td>
-              <td>
+              <th scope="row">
                 <code>{event.action}</code>
-              </td>
-              <td>
+              </th>
+              <td data-label="Target">
                 <Target event={event} />
               </td>
-              <td>
+              <td data-label="When" class="nowrap">
+                {formatTime(event.at)}
+              </td>
+              <td data-label="Actor">
+                <Actor event={event} />
+              </td>
+              <td data-label="Details" class="stacked">
                 <Details details={event.details} />
               </td>
             </tr>

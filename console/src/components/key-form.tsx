@@ -1,5 +1,6 @@
 import { useId, useState } from 'preact/hooks';
 import { fromDateTimeInput, toDateTimeInput } from '../format.js';
+import { useFocusOnMount } from '../hooks.js';
 import { PLAN_NAMES, PLANS, SCOPE_NAMES, SCOPES } from '../plans.js';
 import type { PlanName, Scope } from '../types.js';
 
@@ -23,12 +24,16 @@ interface KeyFormProps {
   onCancel: () => void;
 }
 
-/** Create and edit a key: plan, name, scopes, expiry, and the limits of an enterprise key. */
+/**
+ * Create and edit a key: plan, name, scopes, expiry, and the limits of an enterprise key. It opens in the
+ * page, below the button that opened it, with the focus on its first field.
+ */
 export function KeyForm({ initial, submitLabel, onSubmit, onCancel }: KeyFormProps) {
   const [fields, setFields] = useState(initial);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const prefix = useId();
+  const first = useFocusOnMount<HTMLInputElement>();
   const set = (change: Partial<KeyFields>) => setFields({ ...fields, ...change });
   const toggleScope = (scope: Scope, on: boolean) =>
     set({
@@ -55,6 +60,7 @@ export function KeyForm({ initial, submitLabel, onSubmit, onCancel }: KeyFormPro
       <label for={`${prefix}-name`}>Name</label>
       <input
         id={`${prefix}-name`}
+        ref={first}
         value={fields.name}
         maxLength={100}
         autocomplete="off"

@@ -1,15 +1,17 @@
 import { useState } from 'preact/hooks';
+import { useFocusOnMount } from '../hooks.js';
 
 const UNITS = { minutes: 60, hours: 3600 } as const;
 /** The API's bound on a grace period: 30 days. */
 const MAX_SECONDS = 30 * 86_400;
 
-/** Rotate: a grace period for the old key, in minutes or hours; 0 stops it at once. */
+/** Rotate: a grace period for the old key, in minutes or hours; 0 stops it at once. Opens with its field focused. */
 export function RotateKeyForm(props: { onRotate: (seconds: number) => Promise<void>; onCancel: () => void }) {
   const [amount, setAmount] = useState('0');
   const [unit, setUnit] = useState<keyof typeof UNITS>('hours');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const field = useFocusOnMount<HTMLInputElement>();
   const seconds = Math.round(Number(amount) * UNITS[unit]);
   const valid = amount !== '' && Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_SECONDS;
 
@@ -37,6 +39,7 @@ export function RotateKeyForm(props: { onRotate: (seconds: number) => Promise<vo
         <div class="inline">
           <input
             id="grace"
+            ref={field}
             type="number"
             min={0}
             step="any"

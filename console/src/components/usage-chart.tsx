@@ -6,14 +6,14 @@ import type { UsageBucket, UsageSeries } from '../types.js';
 type Outcome = Exclude<keyof UsageBucket, 'start'>;
 
 /**
- * The four outcomes, each with its own colour and line style, so that they differ without colour too; the
- * legend and the table name them in words.
+ * The four outcomes, stacked in this order from the bottom of each bar, each with its own colour; the legend
+ * and the table name them in words, and the order never changes, so they differ without colour too.
  */
-const OUTCOMES: readonly { field: Outcome; label: string; stroke: string; dash?: number[] }[] = [
-  { field: 'success', label: 'OK', stroke: '#2563eb' },
-  { field: 'clientErrors', label: 'Client errors', stroke: '#b45309', dash: [8, 4] },
-  { field: 'rateLimited', label: 'Rate limited', stroke: '#7c3aed', dash: [2, 3] },
-  { field: 'serverErrors', label: 'Server errors', stroke: '#dc2626', dash: [12, 3, 2, 3] },
+const OUTCOMES: readonly { field: Outcome; label: string; color: string }[] = [
+  { field: 'success', label: 'OK', color: '#2563eb' },
+  { field: 'clientErrors', label: 'Client errors', color: '#b45309' },
+  { field: 'rateLimited', label: 'Rate limited', color: '#7c3aed' },
+  { field: 'serverErrors', label: 'Server errors', color: '#dc2626' },
 ];
 
 const HEIGHT = 220;
@@ -22,6 +22,9 @@ const WHOLE_STEPS = Array.from({ length: 10 }, (_, power) =>
   [1, 2, 5].map((step) => step * 10 ** power),
 ).flat();
 const UTC = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC');
+const BUCKET_SECONDS = { hour: 3600, day: 86_400 } as const;
+/** uPlot's bars; its types leave each path builder optional for its smaller builds, but this one has them all. */
+const bars = uPlot.paths.bars as NonNullable<typeof uPlot.paths.bars>;
 
 /** A time axis label in UTC, 24-hour: `14:00` by the hour, with the date at midnight; `11-26` by the day. */
 function tickLabel(seconds: number, hourly: boolean): string {
@@ -32,23 +35,59 @@ function tickLabel(seconds: number, hourly: boolean): string {
   return hour === '00:00' ? `${day}\n${hour}` : hour;
 }
 
-function plotOptions(width: number, hourly: boolean): uPlot.Options {
+/**
+ * The chart's options. Counts are bars, one a bucket spanning its hour or day, so a burst is one bar (a line
+ * would draw it as a ramp from the bucket before); the outcomes are stacked, each bar from the top of the one
+ * below (`disp.y0`, `disp.y1`), while the series keep their own counts for the legend. The legend shows the
+ * bucket under the cursor, and the latest bucket when there is none (uPlot's own would show `--`).
+ */
+function plotOptions(width: number, series: UsageSeries): uPlot.Options {
+  const hourly = series.granularity === 'hour';
+  const { buckets } = series;
+  const last = buckets.length - 1;
+  const at = (index: number | null) => index ?? last;
+  // The top of each outcome's part of each bar: the counts of the outcomes below it and its own.
+  const tops: number[][] = [];
+  OUTCOMES.forEach(({ field }, index) => {
+    tops.push(buckets.map((bucket, place) => (tops[index - 1]?.[place] ?? 0) + bucket[field]));
+  });
+  const highest = Math.max(1, ...(tops.at(-1) ?? []));
+  const first = Date.parse(buckets[0]?.start ?? series.from) / 1000;
+  const end = Date.parse(buckets[last]?.start ?? series.from) / 1000 + BUCKET_SECONDS[series.granularity];
+  const bucketLabel = (index: number | null) => {
+    const start = buckets[at(index)]?.start;
+    return start === undefined ? '' : hourly ? formatTime(start) : formatDay(start);
+  };
   return {
     width,
     height: HEIGHT,
     tzDate: UTC,
-    scales: { x: { time: true } },
+    // uPlot's hover points would sit at each outcome's own count, not on its part of the stacked bar.
+    cursor: { points: { show: false } },
+    // The x range ends where the last bucket does, so that its bar is drawn in full.
+    scales: { x: { time: true, range: () => [first, end] }, y: { range: () => [0, highest] } },
     series: [
       {
         label: hourly ? 'Hour (UTC)' : 'Day (UTC)',
-        value: hourly ? '{YYYY}-{MM}-{DD} {HH}:00' : '{YYYY}-{MM}-{DD}',
+        value: (_plot, _raw, _series, index) => bucketLabel(index),
       },
-      ...OUTCOMES.map(({ label, stroke, dash }) => ({
+      ...OUTCOMES.map(({ field, label, color }, index) => ({
         label,
-        stroke,
-        width: 2,
-        ...(dash === undefined ? {} : { dash }),
+        stroke: color,
+        fill: color,
+        width: 0,
         points: { show: false },
+        value: (_plot: uPlot, _raw: number, _series: number, bucket: number | null) =>
+          formatNumber(buckets[at(bucket)]?.[field] ?? 0),
+        paths: bars({
+          // Each bar starts where its bucket does and fills most of it.
+          align: 1,
+          size: [0.8, Number.POSITIVE_INFINITY, 1],
+          disp: {
+            y0: { unit: 1, values: () => tops[index - 1] ?? buckets.map(() => 0) },
+            y1: { unit: 1, values: () => tops[index] ?? [] },
+          },
+        }),
       })),
     ],
     axes: [
@@ -81,14 +120,14 @@ export function UsageChart({ title, series }: { title: string; series: UsageSeri
       series.buckets.map((bucket) => Date.parse(bucket.start) / 1000),
       ...OUTCOMES.map(({ field }) => series.buckets.map((bucket) => bucket[field])),
     ];
-    const plot = new uPlot(plotOptions(element.clientWidth, hourly), data, element);
+    const plot = new uPlot(plotOptions(element.clientWidth, series), data, element);
     const resized = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: HEIGHT }));
     resized.observe(element);
     return () => {
       resized.disconnect();
       plot.destroy();
     };
-  }, [series, hourly]);
+  }, [series]);
 
   return (
     <section class="chart" aria-labelledby={titleId}>

@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import { AddDomainForm } from '../components/add-domain-form.js';
 import { Badge, DomainStateBadge } from '../components/badge.js';
 import { Menu } from '../components/menu.js';
+import { MissingTarget } from '../components/missing-target.js';
 import { RemoveDomain, removalMessage } from '../components/remove-domain.js';
 import { LoadError, Loading } from '../components/status.js';
 import { formatTime } from '../format.js';
@@ -22,6 +23,8 @@ export const redirectText = (domain: Domain) =>
 export function DomainList() {
   useTitle('Domains');
   const domains = useServerData(api.listDomains, [], POLL_MS);
+  // Set at start and fixed until a restart: asked once.
+  const settings = useServerData(api.domainSettings, []);
   const [removing, setRemoving] = useState<string | null>(null);
 
   return (
@@ -32,13 +35,14 @@ export function DomainList() {
         Serve the published reference on your own domain. Add it here, add its DNS records at your DNS
         provider, then verify.
       </p>
+      {settings.data?.target === null && <MissingTarget />}
       <AddDomainForm onAdded={(domain) => navigate(href('domains', domain.name))} />
       <h2>Your domains</h2>
       {domains.error && <LoadError error={domains.error} />}
       {!domains.data && !domains.error && <Loading what="domains" />}
       {domains.data?.length === 0 && <p class="muted">No custom domains yet.</p>}
       {domains.data && domains.data.length > 0 && (
-        <div class="table-scroll">
+        <div class="table-scroll cards">
           <table>
             <caption class="visually-hidden">Custom domains</caption>
             <thead>
@@ -59,11 +63,13 @@ export function DomainList() {
                     <a href={href('domains', domain.name)}>{domain.name}</a>
                     {domain.primary && <Badge tone="info">Primary</Badge>}
                   </th>
-                  <td>
+                  <td data-label="State">
                     <DomainStateBadge state={domain.state} />
                   </td>
-                  <td>{redirectText(domain) || <span class="muted">—</span>}</td>
-                  <td class="nowrap">{formatTime(domain.checkedAt, 'Not yet')}</td>
+                  <td data-label="Redirect">{redirectText(domain) || <span class="muted">—</span>}</td>
+                  <td data-label="Last check" class="nowrap">
+                    {formatTime(domain.checkedAt, 'Not yet')}
+                  </td>
                   <td>
                     <Menu
                       label={`Actions for ${domain.name}`}

@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import { Badge, DomainStateBadge } from '../components/badge.js';
 import { CopyButton } from '../components/copy-button.js';
 import { Menu } from '../components/menu.js';
+import { MissingTarget } from '../components/missing-target.js';
 import { RemoveDomain, removalMessage } from '../components/remove-domain.js';
 import { LoadError, Loading } from '../components/status.js';
 import { formatTime } from '../format.js';
@@ -16,17 +17,18 @@ import { NotFound } from './not-found.js';
 /** The TTL the specification asks for on every record (an hour: short enough to fix a mistake the same day). */
 const TTL = 3600;
 
-function DnsRecords({ domain }: { domain: Domain }) {
+function DnsRecords({ domain, noTarget }: { domain: Domain; noTarget: boolean }) {
   const apex = domain.name.split('.').length === 2;
   return (
     <section aria-labelledby="dns-heading">
       <h2 id="dns-heading">DNS records</h2>
+      {noTarget && <MissingTarget />}
       <p class="muted">
         Add these records at your DNS provider.
         {apex &&
           ' At an apex, add the CNAME as an ALIAS or ANAME record, which your provider resolves for you.'}
       </p>
-      <div class="table-scroll">
+      <div class="table-scroll cards">
         <table>
           <caption class="visually-hidden">DNS records to add</caption>
           <thead>
@@ -41,17 +43,17 @@ function DnsRecords({ domain }: { domain: Domain }) {
           <tbody>
             {domain.dns.map((record) => (
               <tr key={`${record.type} ${record.name}`}>
-                <td>{apex && record.type === 'CNAME' ? 'ALIAS or ANAME' : record.type}</td>
-                <td>
+                <th scope="row">{apex && record.type === 'CNAME' ? 'ALIAS or ANAME' : record.type}</th>
+                <td data-label="Name">
                   <code class="break">{record.name}</code>{' '}
                   <CopyButton value={record.name} what={`the ${record.type} name`} />
                 </td>
-                <td>
+                <td data-label="Value">
                   <code class="break">{record.value}</code>{' '}
                   <CopyButton value={record.value} what={`the ${record.type} value`} />
                 </td>
-                <td>{TTL}</td>
-                <td>
+                <td data-label="TTL">{TTL}</td>
+                <td data-label="Purpose">
                   {record.type === 'TXT' ? 'Proves you own the domain' : 'Points the domain here'}
                   {record.required ? '' : ' (optional)'}
                 </td>
@@ -87,6 +89,7 @@ function CheckResult({ domain }: { domain: Domain }) {
 export function DomainPage({ name }: { name: string }) {
   useTitle(name);
   const domain = useServerData(() => api.getDomain(name), [name], POLL_MS);
+  const settings = useServerData(api.domainSettings, []);
   const [checking, setChecking] = useState(false);
   const [checkError, setCheckError] = useState<string | null>(null);
   const [removing, setRemoving] = useState(false);
@@ -150,7 +153,7 @@ export function DomainPage({ name }: { name: string }) {
         )}
       </section>
 
-      <DnsRecords domain={current} />
+      <DnsRecords domain={current} noTarget={settings.data?.target === null} />
 
       <section aria-labelledby="certificate-heading">
         <h2 id="certificate-heading">Certificate</h2>

@@ -1,11 +1,13 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Badge, KeyStateBadge } from '../components/badge.js';
+import { KeyStateBadge } from '../components/badge.js';
 import { type KeyFields, KeyForm } from '../components/key-form.js';
+import { KeyRotation } from '../components/key-rotation.js';
 import { NewKey } from '../components/new-key.js';
 import { LoadError, Loading } from '../components/status.js';
-import { formatNumber, formatShare, formatTime } from '../format.js';
-import { useServerData, useTitle } from '../hooks.js';
+import { Time } from '../components/time.js';
+import { formatNumber, formatShare } from '../format.js';
+import { useFocusReturn, useServerData, useTitle } from '../hooks.js';
 import { SCOPE_NAMES } from '../plans.js';
 import { href } from '../router.js';
 import type { ApiKey, KeyUsage, NewApiKey } from '../types.js';
@@ -35,6 +37,13 @@ function newKeyBody(fields: KeyFields): NewApiKey {
   };
 }
 
+/** A key's scopes in few words: `All`, `All but orders:write` when one or two are left out, else the list. */
+function scopesText(scopes: ApiKey['scopes']): string {
+  const missing = SCOPE_NAMES.filter((scope) => !scopes.includes(scope));
+  if (missing.length === 0) return 'All';
+  return missing.length <= 2 ? `All but ${missing.join(', ')}` : scopes.join(', ');
+}
+
 /** Today's use of the key's day window, as `120 / 1,000 (12%)`. */
 function TodayUse({ usage, perDay }: { usage: KeyUsage | undefined; perDay: number }) {
   if (usage === undefined) return <span class="muted">0 / {formatNumber(perDay)}</span>;
@@ -45,7 +54,12 @@ function TodayUse({ usage, perDay }: { usage: KeyUsage | undefined; perDay: numb
   );
 }
 
-function KeyRow({ apiKey, usage }: { apiKey: ApiKey; usage: KeyUsage | undefined }) {
+/**
+ * One key. What tells it apart comes first: its name, its state, and the start of the key itself (a rotated
+ * key and its successor share their name), then its rotation and today's use, then its settings.
+ */
+function KeyRow(props: { apiKey: ApiKey; usage: KeyUsage | undefined; predecessor: ApiKey | undefined }) {
+  const { apiKey, usage, predecessor } = props;
   return (
     <tr>
       <th scope="row">
@@ -53,21 +67,33 @@ function KeyRow({ apiKey, usage }: { apiKey: ApiKey; usage: KeyUsage | undefined
           {apiKey.name}
         </a>
       </th>
-      <td>
-        <code>{apiKey.id}</code>
-      </td>
-      <td>{apiKey.plan}</td>
-      <td>{apiKey.scopes.length === SCOPE_NAMES.length ? 'All' : apiKey.scopes.join(', ')}</td>
-      <td>
+      <td data-label="State">
         <KeyStateBadge state={apiKey.state} />
+        {apiKey.bannedUntil && (
+          <>
+            {' '}
+            until <Time iso={apiKey.bannedUntil} />
+          </>
+        )}
       </td>
-      <td class="nowrap">{formatTime(apiKey.expiresAt, 'Never')}</td>
-      <td class="nowrap">{formatTime(apiKey.lastUsedAt, 'Never')}</td>
-      <td class="nowrap">
+      <td data-label="Key">
+        <code class="nowrap">{apiKey.prefix}…</code>
+        <br />
+        <code class="muted">{apiKey.id}</code>
+      </td>
+      <td data-label="Rotation">
+        <KeyRotation apiKey={apiKey} predecessor={predecessor} />
+      </td>
+      <td data-label="Today" class="nowrap">
         <TodayUse usage={usage} perDay={apiKey.effectiveLimits.perDay} />
       </td>
-      <td class="nowrap">
-        {apiKey.bannedUntil ? <Badge tone="bad">Until {formatTime(apiKey.bannedUntil)}</Badge> : 'No'}
+      <td data-label="Plan">{apiKey.plan}</td>
+      <td data-label="Scopes">{scopesText(apiKey.scopes)}</td>
+      <td data-label="Expires">
+        <Time iso={apiKey.expiresAt} fallback="Never" />
+      </td>
+      <td data-label="Last used">
+        <Time iso={apiKey.lastUsedAt} fallback="Never" />
       </td>
     </tr>
   );
@@ -81,7 +107,12 @@ export function KeyList() {
   const usage = useServerData(() => api.usageByKey(ALL_KEYS), []);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<string | null>(null);
+  const createButton = useFocusReturn<HTMLButtonElement>();
   const usageOf = new Map(usage.data?.map((row) => [row.keyId, row]));
+  // A successor is told from the key it replaced by the list itself: the API names only the successor.
+  const predecessorOf = new Map(
+    keys.data?.flatMap((key) => (key.replacedBy === null ? [] : [[key.replacedBy, key] as const])),
+  );
 
   const create = async (fields: KeyFields) => {
     const made = await api.createKey(newKeyBody(fields));
@@ -89,52 +120,70 @@ export function KeyList() {
     setCreated(made.key);
     await keys.reload();
   };
+  const cancel = () => {
+    setCreating(false);
+    createButton.returnHere();
+  };
 
   return (
     <>
       <div class="title-row">
         <h1 tabIndex={-1}>API keys</h1>
         {!creating && (
-          <button type="button" class="button-primary" onClick={() => setCreating(true)}>
+          <button
+            type="button"
+            class="button-primary"
+            ref={createButton.ref}
+            onClick={() => setCreating(true)}
+          >
             Create key
           </button>
         )}
       </div>
-      {created && <NewKey heading="Your new key" secret={created} onDone={() => setCreated(null)} />}
+      {created && (
+        <NewKey
+          heading="Your new key"
+          secret={created}
+          onDone={() => {
+            setCreated(null);
+            createButton.returnHere();
+          }}
+        />
+      )}
       {creating && (
         <section class="panel" aria-labelledby="create-heading">
           <h2 id="create-heading">Create a key</h2>
-          <KeyForm
-            initial={NEW_KEY}
-            submitLabel="Create key"
-            onSubmit={create}
-            onCancel={() => setCreating(false)}
-          />
+          <KeyForm initial={NEW_KEY} submitLabel="Create key" onSubmit={create} onCancel={cancel} />
         </section>
       )}
       {keys.error && <LoadError error={keys.error} />}
       {!keys.data && !keys.error && <Loading what="keys" />}
       {keys.data?.length === 0 && <p class="muted">No keys yet.</p>}
       {keys.data && keys.data.length > 0 && (
-        <div class="table-scroll">
+        <div class="table-scroll cards">
           <table class="wide">
             <caption class="visually-hidden">API keys</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
-                <th scope="col">ID</th>
+                <th scope="col">State</th>
+                <th scope="col">Key</th>
+                <th scope="col">Rotation</th>
+                <th scope="col">Today (of day limit)</th>
                 <th scope="col">Plan</th>
                 <th scope="col">Scopes</th>
-                <th scope="col">State</th>
                 <th scope="col">Expires</th>
                 <th scope="col">Last used</th>
-                <th scope="col">Today (of day limit)</th>
-                <th scope="col">Banned</th>
               </tr>
             </thead>
             <tbody>
               {keys.data.map((apiKey) => (
-                <KeyRow key={apiKey.id} apiKey={apiKey} usage={usageOf.get(apiKey.id)} />
+                <KeyRow
+                  key={apiKey.id}
+                  apiKey={apiKey}
+                  usage={usageOf.get(apiKey.id)}
+                  predecessor={predecessorOf.get(apiKey.id)}
+                />
               ))}
             </tbody>
           </table>

@@ -4,13 +4,15 @@ import { AuditTable } from '../components/audit-table.js';
 import { Badge, KeyStateBadge } from '../components/badge.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { type KeyFields, KeyForm } from '../components/key-form.js';
+import { KeyRotation } from '../components/key-rotation.js';
 import { NewKey } from '../components/new-key.js';
 import { RotateKeyForm } from '../components/rotate-key-form.js';
 import { LoadError, Loading } from '../components/status.js';
 import { UsageCharts } from '../components/usage-charts.js';
 import { formatNumber, formatTime } from '../format.js';
-import { useServerData, useTitle } from '../hooks.js';
-import { href } from '../router.js';
+import { useFocusReturn, useServerData, useTitle } from '../hooks.js';
+import { issuedKey, notice } from '../notice.js';
+import { href, location, navigate } from '../router.js';
 import type { ApiKey, ApiKeyChange } from '../types.js';
 import { NotFound } from './not-found.js';
 
@@ -46,7 +48,7 @@ function KeyFacts({ apiKey }: { apiKey: ApiKey }) {
       </dd>
       <dt>Starts with</dt>
       <dd>
-        <code>{apiKey.prefix}</code>
+        <code>{apiKey.prefix}…</code>
       </dd>
       <dt>Plan</dt>
       <dd>{apiKey.plan}</dd>
@@ -79,9 +81,9 @@ function KeyFacts({ apiKey }: { apiKey: ApiKey }) {
       )}
       {apiKey.replacedBy && (
         <>
-          <dt>Replaced by</dt>
+          <dt>Rotation</dt>
           <dd>
-            <a href={href('keys', apiKey.replacedBy)}>{apiKey.replacedBy}</a>
+            <KeyRotation apiKey={apiKey} />
           </dd>
         </>
       )}
@@ -89,14 +91,36 @@ function KeyFacts({ apiKey }: { apiKey: ApiKey }) {
   );
 }
 
-/** One key: its details, edit, Rotate, Revoke, Unban, its usage charts and its audit history. */
+/**
+ * What the page of a key made by a rotation says about the key it replaces: until when that one still works
+ * (the end of its grace period, or its own expiry if that came first), when the old key could be read again.
+ */
+function rotationNotice(oldId: string, old: ApiKey | null): string {
+  if (old === null) return `This key replaces ${oldId}.`;
+  const end = old.expiresAt === null ? null : Date.parse(old.expiresAt);
+  const works =
+    end !== null && end > Date.now()
+      ? `keeps working until ${formatTime(old.expiresAt)}, so that you can deploy this one`
+      : 'stopped working at once';
+  return `This key replaces ${oldId}, which ${works}.`;
+}
+
+/**
+ * One key: its details, edit, Rotate, Revoke, Unban, its usage charts and its audit history. Rotate leads to
+ * the new key's page, which shows the new key once.
+ */
 export function KeyPage({ id }: { id: string }) {
   const key = useServerData(() => api.getKey(id), [id]);
   const history = useServerData(() => api.audit({ target: id, limit: 50 }), [id]);
   const [mode, setMode] = useState<'view' | 'edit' | 'rotate' | 'revoke'>('view');
-  const [rotated, setRotated] = useState<{ id: string; key: string } | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
+  // Focus goes back to the button that opened a form when it closes without a change of page.
+  const editButton = useFocusReturn<HTMLButtonElement>();
+  const rotateButton = useFocusReturn<HTMLButtonElement>();
+  const title = useFocusReturn<HTMLHeadingElement>();
   useTitle(key.data?.name ?? id);
+  const { pathname } = location.value;
+  const issued = issuedKey.value?.pathname === pathname ? issuedKey.value.secret : null;
 
   if (key.error instanceof ApiError && (key.error.status === 404 || key.error.status === 400))
     return <NotFound what={`The key ${id}`} />;
@@ -116,6 +140,15 @@ export function KeyPage({ id }: { id: string }) {
       setActionError((failure as Error).message);
     }
   };
+  const rotate = async (seconds: number) => {
+    const made = await api.rotateKey(apiKey.id, seconds);
+    // The old key as the rotation left it: its expiry is now the end of its grace period.
+    const old = await api.getKey(apiKey.id).catch(() => null);
+    const to = href('keys', made.id);
+    issuedKey.value = { secret: made.key, pathname: to };
+    notice.value = { text: rotationNotice(apiKey.id, old), pathname: to };
+    navigate(to);
+  };
   const usable = apiKey.state !== 'revoked';
 
   return (
@@ -124,26 +157,31 @@ export function KeyPage({ id }: { id: string }) {
         <a href={href('keys')}>API keys</a>
       </p>
       <div class="title-row">
-        <h1 tabIndex={-1} class="break">
+        <h1 tabIndex={-1} class="break" ref={title.ref}>
           {apiKey.name}
         </h1>
         <KeyStateBadge state={apiKey.state} />
         {apiKey.bannedUntil && <Badge tone="bad">Banned</Badge>}
       </div>
-      {rotated && (
-        <NewKey heading="The new key" secret={rotated.key} onDone={() => setRotated(null)}>
-          <a href={href('keys', rotated.id)}>Open the new key’s page</a>
-        </NewKey>
+      {issued && (
+        <NewKey
+          heading="The new key"
+          secret={issued}
+          onDone={() => {
+            issuedKey.value = null;
+            title.returnHere();
+          }}
+        />
       )}
-      {mode === 'view' && (
+      {(mode === 'view' || mode === 'revoke') && (
         <div class="actions">
           {usable && (
-            <button type="button" onClick={() => setMode('edit')}>
+            <button type="button" ref={editButton.ref} onClick={() => setMode('edit')}>
               Edit
             </button>
           )}
           {usable && !apiKey.replacedBy && (
-            <button type="button" onClick={() => setMode('rotate')}>
+            <button type="button" ref={rotateButton.ref} onClick={() => setMode('rotate')}>
               Rotate
             </button>
           )}
@@ -173,20 +211,23 @@ export function KeyPage({ id }: { id: string }) {
             onSubmit={async (fields) => {
               const change = changeOf(apiKey, fields);
               if (Object.keys(change).length > 0) await api.updateKey(apiKey.id, change);
+              editButton.returnHere();
               await changed();
             }}
-            onCancel={() => setMode('view')}
+            onCancel={() => {
+              setMode('view');
+              editButton.returnHere();
+            }}
           />
         </section>
       )}
       {mode === 'rotate' && (
         <RotateKeyForm
-          onRotate={async (seconds) => {
-            const made = await api.rotateKey(apiKey.id, seconds);
-            setRotated({ id: made.id, key: made.key });
-            await changed();
+          onRotate={rotate}
+          onCancel={() => {
+            setMode('view');
+            rotateButton.returnHere();
           }}
-          onCancel={() => setMode('view')}
         />
       )}
       {mode === 'revoke' && (

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { useTitle } from '../hooks.js';
+import { useFocusOnMount, useTitle } from '../hooks.js';
 import { session, signInMessage } from '../session.js';
 
 /**
@@ -11,6 +11,8 @@ export function SignIn() {
   useTitle('Sign in');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // The page is there to take a token: its field has the focus, so an operator can paste at once.
+  const tokenField = useFocusOnMount<HTMLInputElement>();
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
@@ -49,7 +51,15 @@ export function SignIn() {
           cookie, never the token.
         </p>
         <label for="token">Admin token</label>
-        <input id="token" name="token" type="password" autocomplete="off" spellcheck={false} required />
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          required
+          ref={tokenField}
+        />
         {error && (
           <p class="error" role="alert">
             {error}

@@ -13,7 +13,7 @@ const TOP = 10;
 
 function KeyUsageTable({ rows, caption }: { rows: KeyUsage[]; caption: string }) {
   return (
-    <div class="table-scroll">
+    <div class="table-scroll cards">
       <table class="wide">
         <caption class="visually-hidden">{caption}</caption>
         <thead>
@@ -38,14 +38,28 @@ function KeyUsageTable({ rows, caption }: { rows: KeyUsage[]; caption: string })
                 </a>{' '}
                 <code class="muted">{row.keyId}</code>
               </th>
-              <td>{row.plan}</td>
-              <td class="number">{formatNumber(row.used)}</td>
-              <td class="number">{formatNumber(row.perDay)}</td>
-              <td class="number">{formatShare(row.dayShare)}</td>
-              <td class="number">{formatNumber(row.success)}</td>
-              <td class="number">{formatNumber(row.clientErrors)}</td>
-              <td class="number">{formatNumber(row.rateLimited)}</td>
-              <td class="number">{formatNumber(row.serverErrors)}</td>
+              <td data-label="Plan">{row.plan}</td>
+              <td data-label="Used today" class="number">
+                {formatNumber(row.used)}
+              </td>
+              <td data-label="Day limit" class="number">
+                {formatNumber(row.perDay)}
+              </td>
+              <td data-label="Share" class="number">
+                {formatShare(row.dayShare)}
+              </td>
+              <td data-label="OK" class="number">
+                {formatNumber(row.success)}
+              </td>
+              <td data-label="Client errors" class="number">
+                {formatNumber(row.clientErrors)}
+              </td>
+              <td data-label="Rate limited" class="number">
+                {formatNumber(row.rateLimited)}
+              </td>
+              <td data-label="Server errors" class="number">
+                {formatNumber(row.serverErrors)}
+              </td>
             </tr>
           ))}
         </tbody>

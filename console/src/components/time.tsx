@@ -1,0 +1,16 @@
+import { formatTime } from '../format.js';
+
+/**
+ * A time as `2026-11-26 10:23 UTC`, in a `<time>` element, that may break between its date and its hour but
+ * never inside either (a narrow column would otherwise break the date at its hyphens).
+ */
+export function Time({ iso, fallback = '—' }: { iso: string | null | undefined; fallback?: string }) {
+  const text = formatTime(iso, fallback);
+  const space = text.indexOf(' ');
+  if (!iso || space === -1) return <>{text}</>;
+  return (
+    <time dateTime={iso}>
+      <span class="nowrap">{text.slice(0, space)}</span> <span class="nowrap">{text.slice(space + 1)}</span>
+    </time>
+  );
+}
