@@ -419,7 +419,7 @@ async function checkVersion(end: End, role: 'source' | 'target', config: Storage
 async function openTarget(config: StorageConfig): Promise<End> {
   const storage =
     config.kind === 'sqlite'
-      ? createSqliteStorage({ file: config.file })
+      ? createSqliteStorage({ file: config.file, dataDir: config.dataDir, createDatabase: true })
       : await createPostgresStorage({ url: config.url, poolSize: 1, createDatabase: true });
   await storage.close();
   const target = config.kind === 'sqlite' ? sqliteEnd(config.file) : await postgresEnd(config.url);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
@@ -292,11 +293,14 @@ describe('petstore copy', () => {
     assert.match(again.stderr, /^petstore: the target .* is not empty: its table api_keys holds rows; .*\n$/);
   });
 
-  test('copies back from PostgreSQL into SQLite, which then serves the same answers', async () => {
+  test('copies back from PostgreSQL into SQLite, which then serves the same answers; the new file is this user’s only', async (t) => {
+    const umask = process.umask(0o022);
+    t.after(() => process.umask(umask));
     const back = path.join(dir.dir, 'back.db');
     const copied = await runCli(['copy', '--from', postgres.url, '--to', `sqlite:${back}`], {});
     assert.equal(copied.code, 0, copied.stderr);
     assert.match(copied.stdout, /verified/);
+    assert.equal((statSync(back).mode & 0o777).toString(8), '600', 'created 0600, whatever the umask');
     const server = await startTestServer({ DATABASE_URL: `sqlite:${back}` });
     try {
       const list = await server.call('/v1/categories?limit=2');
@@ -322,7 +326,7 @@ describe('petstore copy', () => {
     try {
       await assert.rejects(
         copyDatabase({
-          from: { kind: 'sqlite', file: sqliteFile, isDefault: false },
+          from: { kind: 'sqlite', file: sqliteFile, isDefault: false, dataDir: dir.dir },
           to: { kind: 'postgres', url: injected.url, poolSize: 1 },
           batchSize: 2,
           onProgress({ table, copied }) {
@@ -348,7 +352,7 @@ describe('petstore copy', () => {
       through.port = String(proxy.port);
       await assert.rejects(
         copyDatabase({
-          from: { kind: 'sqlite', file: sqliteFile, isDefault: false },
+          from: { kind: 'sqlite', file: sqliteFile, isDefault: false, dataDir: dir.dir },
           to: { kind: 'postgres', url: through.toString(), poolSize: 1 },
           batchSize: 2,
           onProgress({ table, copied }) {
@@ -365,7 +369,7 @@ describe('petstore copy', () => {
       await assert.rejects(
         copyDatabase({
           from: { kind: 'postgres', url: postgres.url, poolSize: 1 },
-          to: { kind: 'sqlite', file, isDefault: false },
+          to: { kind: 'sqlite', file, isDefault: false, dataDir: dir.dir },
           batchSize: 2,
           onProgress({ table, copied }) {
             if (table === 'orders' && copied >= 2) throw new Error('injected');

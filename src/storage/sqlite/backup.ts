@@ -4,6 +4,7 @@ import path from 'node:path';
 import { API_VERSION } from '../../contract/index.js';
 import { checkServable, SCHEMA_VERSION, type SchemaState, SchemaTooNewError } from '../schema.js';
 import { type Database, Sqlite } from './driver.js';
+import { createPrivateDir, createPrivateFile, isDirectory, PRIVATE_FILE, samePlace } from './files.js';
 import { readSchema } from './migrations.js';
 
 /** A backup or restore refused or failed, in one line that names what to fix; nothing was left half-written. */
@@ -115,15 +116,40 @@ function checkCopy(file: string, what: string): SchemaState {
 }
 
 /**
+ * Copies `from` to a new file `to` created 0600 (fs.copyFileSync would give it the mode of `from`, which
+ * may be anyone's to read).
+ */
+function copyPrivately(from: string, to: string): void {
+  const input = fs.openSync(from, 'r');
+  try {
+    const output = fs.openSync(to, 'wx', PRIVATE_FILE);
+    try {
+      const buffer = Buffer.allocUnsafe(1 << 20);
+      for (;;) {
+        const read = fs.readSync(input, buffer, 0, buffer.length, null);
+        if (read === 0) break;
+        for (let written = 0; written < read; ) {
+          written += fs.writeSync(output, buffer, written, read - written);
+        }
+      }
+    } finally {
+      fs.closeSync(output);
+    }
+  } finally {
+    fs.closeSync(input);
+  }
+}
+
+/**
  * `petstore backup`: a consistent copy of the live database at `source`, taken while servers write to it.
  *
  * SQLite's online backup copies the pages under one read transaction (WAL lets writers go on meanwhile), so
  * the copy is the database as of one commit, holding every commit made before the backup began. It is
  * taken in one step: a backup taken in chunks restarts whenever another process commits between two
  * chunks, so a steadily written database would never finish. The copy goes to a temporary name beside
- * `target`, is checked (integrity_check), made readable by this user only (it holds the key digests),
- * fsynced, and linked to `target`, which fails if `target` appeared meanwhile: nothing is ever overwritten,
- * and a failed backup leaves no file.
+ * `target`, created readable by this user only (it holds the key digests) before a byte is written, is
+ * checked (integrity_check), fsynced, and linked to `target`, which fails if `target` appeared meanwhile:
+ * nothing is ever overwritten, and a failed backup leaves no file.
  */
 export async function backupSqlite(source: string, target: string): Promise<SqliteCopyReport> {
   const from = path.resolve(source);
@@ -142,12 +168,16 @@ export async function backupSqlite(source: string, target: string): Promise<Sqli
   try {
     db.pragma('busy_timeout = 5000');
     if (!hasSchemaTable(db)) throw new BackupError(`${from} holds no Pet Store schema`);
-    await db.backup(temp, { progress: () => 0x7fffffff }).catch((error: unknown) => {
+    // Created 0600 first: SQLite writes the copy into it (an empty file is an empty database), and its
+    // -journal, -wal and -shm take its mode.
+    try {
+      if (!createPrivateFile(temp)) throw new BackupError(`${temp} appeared meanwhile: run the backup again`);
+      await db.backup(temp, { progress: () => 0x7fffffff });
+    } catch (error) {
       throw writeFailure(error, path.dirname(to));
-    });
+    }
     db.close();
     const schemaVersion = checkCopy(temp, `the copy of ${from}`).version;
-    fs.chmodSync(temp, 0o600);
     fsyncPath(temp);
     try {
       fs.linkSync(temp, to);
@@ -232,12 +262,14 @@ function refuseWhileHeld(target: string): void {
 /**
  * `petstore restore`: replaces the database at `target` with the backup `backup`, for a stopped service.
  *
- * The backup is copied to a temporary name beside `target` (the backup itself is never opened, so never
- * changed), checked there (a SQLite file, integrity_check, our schema at a version this release serves),
- * fsynced, and renamed over `target` once nothing holds it, after the old -wal and -shm are removed: a
- * stale -wal would otherwise be replayed into the restored file. Any refusal leaves `target` as it was.
+ * The backup is copied to a temporary name beside `target`, created 0600 (the backup itself is never
+ * opened, so never changed), checked there (a SQLite file, integrity_check, our schema at a version this
+ * release serves), fsynced, and renamed over `target` once nothing holds it, after the old -wal and -shm are removed: a stale -wal
+ * would otherwise be replayed into the restored file. The restored database is this user's only (0600), as
+ * every database the service creates. A missing directory of `target` is refused, unless it is the data
+ * directory `dataDir`, which is created 0700. Any refusal leaves `target` as it was.
  */
-export function restoreSqlite(backup: string, target: string): SqliteCopyReport {
+export function restoreSqlite(backup: string, target: string, dataDir?: string): SqliteCopyReport {
   const from = path.resolve(backup);
   const to = path.resolve(target);
   const stat = fs.statSync(from, { throwIfNoEntry: false });
@@ -247,13 +279,21 @@ export function restoreSqlite(backup: string, target: string): SqliteCopyReport 
   if (!isSqliteFile(from)) {
     throw new BackupError(`${from} is not a SQLite database: name a file that 'petstore backup' made`);
   }
-  fs.mkdirSync(path.dirname(to), { recursive: true });
+  const dir = path.dirname(to);
+  if (!isDirectory(dir)) {
+    if (dataDir === undefined || !samePlace(dir, dataDir)) {
+      throw new BackupError(
+        `the directory ${dir} of DATABASE_URL does not exist: check DATABASE_URL, or create the directory first`,
+      );
+    }
+    createPrivateDir(dir);
+  }
   const temp = tempBeside(to, 'restore');
   try {
     try {
-      fs.copyFileSync(from, temp, fs.constants.COPYFILE_EXCL);
+      copyPrivately(from, temp);
     } catch (error) {
-      throw writeFailure(error, path.dirname(to));
+      throw writeFailure(error, dir);
     }
     const schema = checkCopy(temp, from);
     // The rule `serve` applies (the migration policy): a newer schema is restored only if this release serves it.
@@ -265,13 +305,11 @@ export function restoreSqlite(backup: string, target: string): SqliteCopyReport 
         `${from} has schema version ${schema.version}, which release ${schema.oldestRelease} and later serve; this is release ${API_VERSION} (schema ${SCHEMA_VERSION}): restore it with release ${schema.oldestRelease} or later`,
       );
     }
-    const previous = fs.statSync(to, { throwIfNoEntry: false });
-    fs.chmodSync(temp, previous === undefined ? 0o600 : previous.mode & 0o777);
     fsyncPath(temp);
-    if (previous !== undefined) refuseWhileHeld(to);
+    if (fs.existsSync(to)) refuseWhileHeld(to);
     for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(`${to}${suffix}`, { force: true });
     fs.renameSync(temp, to);
-    fsyncPath(path.dirname(to));
+    fsyncPath(dir);
     return { source: from, file: to, bytes: fs.statSync(to).size, schemaVersion: schema.version };
   } finally {
     removeDatabaseFiles(temp);
