@@ -20,10 +20,12 @@ export const RESTORE_USAGE = `Usage: petstore restore <file> [--json]
 
 Replaces the SQLite database of DATABASE_URL with <file>, a backup made by 'petstore backup', for a stopped
 service: refused while any server or command has the database open. <file> must pass SQLite's integrity
-check and hold a Pet Store schema this release serves (the rule 'serve' applies). It is copied
-beside the database (readable by this user only), fsynced and renamed over it, and the old -wal and -shm are
-removed, so a refusal or a failure leaves the database as it was. The database's directory must exist (the
-data directory is created). <file> itself is not changed.
+check and hold a Pet Store schema this release serves (the rule 'serve' applies), with exactly the tables,
+columns, indexes and triggers this release's migrations make at its version, and no view (a newer schema
+may add tables, columns and indexes only): an object added, changed or missing is named in the refusal.
+It is copied beside the database (readable by this user only), fsynced and renamed over it, and the old
+-wal and -shm are removed, so a refusal or a failure leaves the database as it was. The database's
+directory must exist (the data directory is created). <file> itself is not changed.
 PostgreSQL: use pg_restore (docs/upgrades-and-backups.md, "Backups").
 
 Reads:

@@ -20,6 +20,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { Sqlite } from '../../src/storage/index.js';
+import { CRAFTED_SCHEMAS, craftSchema } from '../support/crafted-schemas.js';
 import { type PrivateServer, startPrivatePostgres } from '../support/private-servers.js';
 import { createUnlimitedKey, runCli, type ServerProcess, spawnServer } from '../support/process.js';
 import { request, tempDir } from '../support/server.js';
@@ -224,6 +225,23 @@ describe('petstore backup and restore (SQLite)', () => {
     assertRefused(await runCli(['restore', path.join(dir, 'nothing.db')], env), /no file at .*nothing\.db/);
     assert.equal(sha256(database), before, 'the database is unchanged');
     assert.equal(sha256(corrupt), corruptBefore, 'the refused file is unchanged');
+    assert.deepEqual(leftovers(path.dirname(database), ['petstore.db']), []);
+  });
+
+  test('a file whose schema objects are not this release’s is refused, naming each: triggers, a view, a table replaced by a view, a missing index, a changed trigger', async () => {
+    const before = sha256(database);
+    const crafted = path.join(dir, 'crafted');
+    mkdirSync(crafted);
+    for (const [index, craft] of CRAFTED_SCHEMAS.entries()) {
+      const file = craftSchema(backup, crafted, craft, index);
+      const result = await runCli(['restore', file], env);
+      assertRefused(
+        result,
+        /crafted-\d\.db does not have the schema this release's migrations make at version \d+ \(.+\): nothing was restored/,
+      );
+      for (const named of craft.refusal) assert.match(result.stderr, named, craft.label);
+    }
+    assert.equal(sha256(database), before, 'the database is unchanged');
     assert.deepEqual(leftovers(path.dirname(database), ['petstore.db']), []);
   });
 

@@ -6,6 +6,7 @@ import { checkServable, SCHEMA_VERSION, type SchemaState, SchemaTooNewError } fr
 import { type Database, Sqlite } from './driver.js';
 import { createPrivateDir, createPrivateFile, isDirectory, PRIVATE_FILE, samePlace } from './files.js';
 import { readSchema } from './migrations.js';
+import { describeDifferences, schemaDifferences } from './schema-check.js';
 
 /** A backup or restore refused or failed, in one line that names what to fix; nothing was left half-written. */
 export class BackupError extends Error {
@@ -84,10 +85,15 @@ function hasSchemaTable(db: Database): boolean {
 
 /**
  * Checks a copy of ours that nothing else has open: `PRAGMA integrity_check` says ok and it has our schema.
- * Returns its schema. Closing it checkpoints and removes its -wal and -shm.
+ * Returns its schema, and with `compare`, how its schema objects differ from those this release's migrations
+ * make at its version (schema-check.ts). Closing it checkpoints and removes its -wal and -shm.
  * `what` names the file in the messages (the user's backup, not our temporary copy of it).
  */
-function checkCopy(file: string, what: string): SchemaState {
+function checkCopy(
+  file: string,
+  what: string,
+  compare = false,
+): { schema: SchemaState; differences: string[] } {
   let db: Database | undefined;
   try {
     db = new Sqlite(file, { fileMustExist: true });
@@ -105,7 +111,7 @@ function checkCopy(file: string, what: string): SchemaState {
     }
     const schema = readSchema(db);
     if (schema.version === 0) throw new BackupError(`${what} records no schema version`);
-    return schema;
+    return { schema, differences: compare ? schemaDifferences(db, schema.version) : [] };
   } catch (error) {
     if (error instanceof BackupError) throw error;
     // SQLITE_CORRUPT, SQLITE_NOTADB and the like: the file is not a database we can read.
@@ -177,7 +183,7 @@ export async function backupSqlite(source: string, target: string): Promise<Sqli
       throw writeFailure(error, path.dirname(to));
     }
     db.close();
-    const schemaVersion = checkCopy(temp, `the copy of ${from}`).version;
+    const schemaVersion = checkCopy(temp, `the copy of ${from}`).schema.version;
     fsyncPath(temp);
     try {
       fs.linkSync(temp, to);
@@ -264,7 +270,8 @@ function refuseWhileHeld(target: string): void {
  *
  * The backup is copied to a temporary name beside `target`, created 0600 (the backup itself is never
  * opened, so never changed), checked there (a SQLite file, integrity_check, our schema at a version this
- * release serves), fsynced, and renamed over `target` once nothing holds it, after the old -wal and -shm are removed: a stale -wal
+ * release serves, and exactly the schema objects this release's migrations make: schema-check.ts), fsynced,
+ * and renamed over `target` once nothing holds it, after the old -wal and -shm are removed: a stale -wal
  * would otherwise be replayed into the restored file. The restored database is this user's only (0600), as
  * every database the service creates. A missing directory of `target` is refused, unless it is the data
  * directory `dataDir`, which is created 0700. Any refusal leaves `target` as it was.
@@ -295,7 +302,7 @@ export function restoreSqlite(backup: string, target: string, dataDir?: string):
     } catch (error) {
       throw writeFailure(error, dir);
     }
-    const schema = checkCopy(temp, from);
+    const { schema, differences } = checkCopy(temp, from, true);
     // The rule `serve` applies (the migration policy): a newer schema is restored only if this release serves it.
     try {
       checkServable(schema, from);
@@ -303,6 +310,11 @@ export function restoreSqlite(backup: string, target: string, dataDir?: string):
       if (!(error instanceof SchemaTooNewError)) throw error;
       throw new BackupError(
         `${from} has schema version ${schema.version}, which release ${schema.oldestRelease} and later serve; this is release ${API_VERSION} (schema ${SCHEMA_VERSION}): restore it with release ${schema.oldestRelease} or later`,
+      );
+    }
+    if (differences.length > 0) {
+      throw new BackupError(
+        `${from} does not have the schema this release's migrations make at version ${schema.version} (${describeDifferences(differences)}): nothing was restored; restore a file as 'petstore backup' made it`,
       );
     }
     fsyncPath(temp);
