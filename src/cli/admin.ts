@@ -3,7 +3,7 @@ import { type Config, STORAGE_SETTINGS, settingsHelp } from '../config/index.js'
 import { AUDIT_PAGE } from '../contract/index.js';
 import { KeyInputError } from '../keys/index.js';
 import { type OptionSpec, parseOptions, UsageError } from './args.js';
-import { jsonLine, printable } from './output.js';
+import { jsonLine, notRevoked, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
 
 export const ADMIN_TOKENS_USAGE = `Usage:
@@ -13,7 +13,8 @@ export const ADMIN_TOKENS_USAGE = `Usage:
 
 An admin token (ps_admin_…) authenticates software to the admin API under /admin/v1 (its document is at
 /admin/openapi.json). It is printed once, at creation: only its digest is stored. A revoked token is
-refused by every server within 5 seconds. Each change is audited.
+refused by every server within 5 seconds; revoke says so only once the token reads revoked after the change
+(else it fails with exit 1). Each change is audited.
 
 Reads:
 ${settingsHelp(STORAGE_SETTINGS)}`;
@@ -107,6 +108,13 @@ export async function adminTokensCommand(
     const id = positionals[0] as string;
     if (!(await tokens.revoke(id))) {
       err.write(`petstore: no admin token has the id ${printable(id)}\n`);
+      return 1;
+    }
+    // Said only once the row reads revoked: a trigger in the database, or a change made at the same
+    // moment, can undo the update after it ran.
+    const now = (await tokens.list()).find((token) => token.id === id);
+    if (now?.revokedAt == null) {
+      err.write(`petstore: ${notRevoked(id)}\n`);
       return 1;
     }
     out.write(`Revoked ${id}. Servers refuse it within 5 seconds.\n`);

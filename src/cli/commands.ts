@@ -14,9 +14,12 @@ import { MIGRATE_OPTIONS, MIGRATE_USAGE } from './migrate.js';
 export const SERVE_USAGE = `Usage: petstore serve
 
 Starts the HTTP API (the default command) and serves until SIGTERM or SIGINT, which drain it. With
-DATABASE_URL unset the data is in petstore.db in the data directory, created on the first start with one API
-key, shown once (on the terminal, or in first-api-key.txt there). 'petstore config' prints every setting in
-effect and where it comes from.
+DATABASE_URL unset the data is in petstore.db in the data directory, created on the first start (the
+directory 0700, the file 0600) with one API key, shown once (on the terminal, or in first-api-key.txt
+there; another database's first key goes to a file named after it, and an existing file is never
+overwritten). A server creates a SQLite file only in the data directory: one named elsewhere must exist
+('petstore migrate' creates it), and a directory that does not exist is refused. 'petstore config' prints
+every setting in effect and where it comes from.
 
 Reads:
 ${settingsHelp(OPERATOR_SETTINGS)}`;

@@ -9,10 +9,13 @@ rotation links), admin tokens and console sessions, categories, pets and orders 
 records, domains with their state, usage and the audit log. Either side may be sqlite:/path/file.db or
 postgres://user@host/db. Stop the servers first.
 
-The target is created and migrated if needed and must hold no data; the source must be at this release's
-schema (run 'petstore migrate' on it first). Progress goes to stderr. The copy is one transaction on the
-target, committed only after every table's row count and SHA-256 checksum match the source's: a copy that
-fails leaves the target empty. Generated ids continue above the copied ones.`;
+The target is created and migrated if needed and must hold no data (a new SQLite file is readable by this
+user only, in a directory that must exist); the source must be at this release's schema (run 'petstore
+migrate' on it first). A SQLite source or target must hold exactly the tables, columns, indexes and
+triggers this release's migrations make, and no view: an object added, changed or missing is named in the
+refusal, before anything is written. Progress goes to stderr. The copy is one transaction on the target,
+committed only after every table's row count and SHA-256 checksum match the source's: a copy that fails
+leaves the target empty. Generated ids continue above the copied ones.`;
 
 /** The options of `petstore copy`. */
 export const COPY_OPTIONS = {

@@ -17,7 +17,7 @@ import {
 import { limitsFor } from '../ratelimit/index.js';
 import { type OptionSpec, parseOptions, UsageError } from './args.js';
 import { parseDuration } from './duration.js';
-import { jsonLine, printable } from './output.js';
+import { jsonLine, notRevoked, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
 
 export const KEYS_USAGE = `Usage:
@@ -36,7 +36,8 @@ plan's limits. Scopes: ${SCOPES.join(', ')} (every one by default). Names are 1 
 without control or invisible characters. Durations are a whole number and s, m, h or d (0 for none).
 A key is printed once, when it is created or rotated: only its digest is stored. A rotated key keeps working
 for the grace period (default 0: it stops at once), then is refused; the two share one rate-limit budget.
-A key is rotated once. expire ends a key now (and a rotated key's grace with it); revoke refuses it for good.
+A key is rotated once. expire ends a key now (and a rotated key's grace with it); revoke refuses it for good,
+and says so only once the key reads revoked after the change (else it fails with exit 1).
 The commands use the database a server made (DATABASE_URL) and never create one; each change is audited.
 
 Reads:
@@ -244,7 +245,15 @@ export async function keysCommand(
           out.write(`${id} was already revoked at ${before.revokedAt}; nothing changed.\n`);
           return 0;
         }
-        await keys.revoke(id);
+        // The key and the keys rotated from it, as read back after the revoke committed: said revoked only
+        // if every one reads so (see admin.ts).
+        const now = await keys.revoke(id);
+        if (now === undefined) return notFound(id);
+        const active = [now.record, ...now.successors].find((key) => key.revokedAt === null);
+        if (active !== undefined) {
+          err.write(`petstore: ${notRevoked(active.id)}\n`);
+          return 1;
+        }
         out.write(`Revoked ${id}. Servers refuse it within 5 seconds.\n`);
         return 0;
       };

@@ -13,7 +13,9 @@ export const MIGRATE_USAGE = `Usage: petstore migrate [--check]
 Creates the database of DATABASE_URL if needed and brings its schema up to date, then exits (servers also
 bring the schema up to date at start; concurrent runs are safe). On PostgreSQL the database is created with
 CREATE DATABASE as the URL's user, connected to the server's postgres database; a user without that right
-gets the createdb command to run instead. A server never creates a PostgreSQL database.
+gets the createdb command to run instead. A server never creates a PostgreSQL database, nor a SQLite file
+outside the data directory: migrate creates that file (readable by this user only), in a directory that
+must exist.
 
   --check   Change nothing: say which schema the database is at and which releases made it, and exit 0
             when it is up to date for this release (or newer and still served by it), 1 when a migration

@@ -29,3 +29,8 @@ function jsonEscaped(character: string): string {
 export function jsonLine(value: unknown): string {
   return `${JSON.stringify(value).replace(JSON_UNPRINTABLE, jsonEscaped)}\n`;
 }
+
+/** The refusal of a revoke that the database did not keep, for `admin-tokens revoke` and `keys revoke`. */
+export function notRevoked(id: string): string {
+  return `${printable(id)} is not revoked: it reads active again after the revoke committed (a trigger in the database, or a change made at the same moment); it still works: check the database's triggers (sqlite_master, pg_trigger), then revoke it again`;
+}

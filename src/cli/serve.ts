@@ -6,8 +6,47 @@ import { createKeyManager, type IssuedKey } from '../keys/index.js';
 import { createLogger, type Logger, printableUrl } from '../log/index.js';
 import type { Storage } from '../storage/index.js';
 
-/** The file the first key is written to when no terminal shows it, in the data directory. */
+/** The file the first key of the default database is written to when no terminal shows it, in the data directory. */
 export const FIRST_KEY_FILE = 'first-api-key.txt';
+
+/**
+ * The name of the first key's file for the database the configuration names: `first-api-key.txt` for the
+ * default database, else named after the database (`first-api-key.orders.txt` for `sqlite:/srv/orders.db`,
+ * `first-api-key.petstore.txt` for `postgres://…/petstore`), so that the first start of another database
+ * does not meet the default one's file.
+ */
+export function firstKeyFileName(config: Pick<Config, 'storage' | 'dataDir'>): string {
+  const { storage } = config;
+  let name: string;
+  if (storage.kind === 'sqlite') {
+    if (storage.isDefault || path.resolve(storage.file) === path.resolve(config.dataDir, 'petstore.db')) {
+      return FIRST_KEY_FILE;
+    }
+    name = path.basename(storage.file).replace(/\.(db|sqlite3?)$/i, '');
+  } else {
+    name = decodeURIComponent(new URL(storage.url).pathname.slice(1));
+  }
+  return `first-api-key.${name.replace(/[^A-Za-z0-9_-]/g, '_') || 'database'}.txt`;
+}
+
+/**
+ * Writes the first key's file, readable by this user only from the start, and never over a file that is
+ * there: that may hold the only copy of another database's first key (one whose file was not yet deleted,
+ * or the default database's when a mistyped DATABASE_URL named another). Then the key goes to a file named
+ * after its id instead. Returns the file written, and the one that was there.
+ */
+function writeFirstKeyFile(dir: string, name: string, id: string, text: string) {
+  const preferred = path.join(dir, name);
+  try {
+    fs.writeFileSync(preferred, text, { mode: 0o600, flag: 'wx' });
+    return { file: preferred };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const file = path.join(dir, `first-api-key.${id}.txt`);
+  fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+  return { file, kept: preferred };
+}
 
 /** The words that come with the first key, wherever it is shown. */
 function firstKeyText({ record, key }: IssuedKey): string {
@@ -22,8 +61,8 @@ function firstKeyText({ record, key }: IssuedKey): string {
  * First start of a fresh database, whatever DATABASE_URL names: with no key at all the API could not be
  * used, so create one `pro` key and show it, once. Of instances starting at once on one database, exactly
  * one creates it. It never goes to stdout, which carries the JSON log lines that log shippers keep: to the
- * terminal (stderr) when there is one, else to a file only this user can read, in the data directory, which
- * stderr names.
+ * terminal (stderr) when there is one, else to a new file only this user can read, in the data directory,
+ * which stderr names (firstKeyFileName, writeFirstKeyFile).
  */
 async function createFirstKey(
   config: Config,
@@ -39,15 +78,16 @@ async function createFirstKey(
     terminal.write(`\n${firstKeyText(created)}\n`);
     return true;
   }
-  const file = path.join(config.dataDir, FIRST_KEY_FILE);
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(file, `${firstKeyText(created)}Delete this file once the key is stored.\n`, {
-    mode: 0o600,
-  });
-  // The mode of a file that was already there is not changed by the write.
-  fs.chmodSync(file, 0o600);
+  const { file, kept } = writeFirstKeyFile(
+    config.dataDir,
+    firstKeyFileName(config),
+    created.record.id,
+    `${firstKeyText(created)}Delete this file once the key is stored.\n`,
+  );
+  const beside = kept === undefined ? '' : `; ${kept} was there already and is left as it is`;
   terminal.write(
-    `petstore: created the first API key, ${created.record.id}; it is in ${file} (readable by this user only): store it, then delete the file\n`,
+    `petstore: created the first API key, ${created.record.id}; it is in ${file} (readable by this user only${beside}): store it, then delete the file\n`,
   );
   return true;
 }

@@ -235,11 +235,13 @@ function parseTrustProxy(value: string | undefined): boolean | number | string[]
 
 function parseDatabaseUrl(url: string | undefined, poolSize: number, dataDir: string): StorageConfig {
   // Unset: the SQLite file of the data directory.
-  if (url === undefined) return { kind: 'sqlite', file: path.join(dataDir, 'petstore.db'), isDefault: true };
+  if (url === undefined) {
+    return { kind: 'sqlite', file: path.join(dataDir, 'petstore.db'), isDefault: true, dataDir };
+  }
   if (url.startsWith('sqlite:')) {
     // Accept sqlite:/abs/path, sqlite:relative/path and sqlite:///abs/path.
     const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    return { kind: 'sqlite', file, isDefault: false };
+    return { kind: 'sqlite', file, isDefault: false, dataDir };
   }
   return { kind: 'postgres', url: checkPostgresUrl(url), poolSize };
 }

@@ -6,6 +6,7 @@ import { printableUrl } from '../log/index.js';
 import { createPostgresStorage } from './postgres/storage.js';
 import { SCHEMA_VERSION } from './schema.js';
 import { type Database, Sqlite, type Statement } from './sqlite/driver.js';
+import { describeDifferences, schemaDifferences } from './sqlite/schema-check.js';
 import { createSqliteStorage } from './sqlite/storage.js';
 import type { StorageConfig } from './types.js';
 
@@ -63,6 +64,11 @@ interface Column {
 interface End {
   readonly where: string;
   schemaVersion(): Promise<number | null>;
+  /**
+   * How the schema's objects differ from those this release's migrations make at `version` (SQLite: a file
+   * may come from anywhere, schema-check.ts). PostgreSQL's catalogs are not compared: empty.
+   */
+  schemaDifferences(version: number): Promise<string[]>;
   tables(): Promise<string[]>;
   columns(table: string): Promise<Column[]>;
   begin(mode: 'read' | 'write'): Promise<void>;
@@ -132,6 +138,9 @@ function sqliteEnd(file: string): End {
       if (exists === undefined) return null;
       const version = db.prepare('SELECT max(version) FROM schema_migrations').pluck().get();
       return version === null || version === undefined ? 0 : Number(version);
+    },
+    async schemaDifferences(version) {
+      return schemaDifferences(db, version);
     },
     async tables() {
       return db
@@ -269,6 +278,9 @@ async function postgresEnd(url: string): Promise<End> {
       );
       return version.rows[0]?.version ?? 0;
     },
+    async schemaDifferences() {
+      return [];
+    },
     async tables() {
       const { rows } = await client.query<{ name: string }>(
         "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
@@ -384,14 +396,14 @@ function describe(config: StorageConfig): string {
   return config.kind === 'sqlite' ? path.resolve(config.file) : printableUrl(config.url);
 }
 
-/** Opens the source without changing it: it must exist and hold the current schema. */
+/** Opens the source without changing it: it must exist and hold the current schema, and nothing else. */
 async function openSource(config: StorageConfig): Promise<End> {
   if (config.kind === 'sqlite' && !fs.existsSync(config.file)) {
     throw new CopyError(`no database at ${describe(config)} to copy from`);
   }
   const source = config.kind === 'sqlite' ? sqliteEnd(config.file) : await postgresEnd(config.url);
   try {
-    await checkVersion(source, 'source', config);
+    await checkSchema(source, 'source', config);
     return source;
   } catch (error) {
     await source.close();
@@ -399,7 +411,8 @@ async function openSource(config: StorageConfig): Promise<End> {
   }
 }
 
-async function checkVersion(end: End, role: 'source' | 'target', config: StorageConfig): Promise<void> {
+/** Refuses an end without this release's schema: another version, none, or (SQLite) other objects. */
+async function checkSchema(end: End, role: 'source' | 'target', config: StorageConfig): Promise<void> {
   const version = await end.schemaVersion();
   const url = config.kind === 'sqlite' ? `sqlite:${config.file}` : printableUrl(config.url);
   if (version === null) throw new CopyError(`the ${role} ${end.where} holds no Pet Store schema`);
@@ -413,18 +426,26 @@ async function checkVersion(end: End, role: 'source' | 'target', config: Storage
       `the ${role} ${end.where} is at schema version ${version}, newer than this release's ${SCHEMA_VERSION}: copy it with the release that made it`,
     );
   }
+  // A trigger or a view in a file from elsewhere would be carried into the database the copy makes, and run
+  // there on every write: refused before a row moves (and, for the source, before the target is created).
+  const differences = await end.schemaDifferences(version);
+  if (differences.length > 0) {
+    throw new CopyError(
+      `the ${role} ${end.where} does not have the schema this release's migrations make at version ${version} (${describeDifferences(differences)}): nothing was copied`,
+    );
+  }
 }
 
 /** Creates the target database if needed and brings its schema up to date, as `petstore migrate` does. */
 async function openTarget(config: StorageConfig): Promise<End> {
   const storage =
     config.kind === 'sqlite'
-      ? createSqliteStorage({ file: config.file })
+      ? createSqliteStorage({ file: config.file, dataDir: config.dataDir, createDatabase: true })
       : await createPostgresStorage({ url: config.url, poolSize: 1, createDatabase: true });
   await storage.close();
   const target = config.kind === 'sqlite' ? sqliteEnd(config.file) : await postgresEnd(config.url);
   try {
-    await checkVersion(target, 'target', config);
+    await checkSchema(target, 'target', config);
     return target;
   } catch (error) {
     await target.close();

@@ -28,13 +28,14 @@ export {
   type Storage,
   type StorageConfig,
   StorageNotFoundError,
+  StorageOpenError,
 } from './types.js';
 
 /** Opens the storage the configuration names, creating its database and schema unless `mustExist`. */
 export async function createStorage(config: StorageConfig, options: OpenOptions = {}): Promise<Storage> {
   switch (config.kind) {
     case 'sqlite':
-      return createSqliteStorage({ file: config.file, ...options });
+      return createSqliteStorage({ file: config.file, dataDir: config.dataDir, ...options });
     case 'postgres':
       return createPostgresStorage({ url: config.url, poolSize: config.poolSize, ...options });
   }

@@ -17,8 +17,18 @@ import type { SchemaState } from './schema.js';
 
 /** Where the service keeps its data: the embedded SQLite file, or PostgreSQL shared by a fleet. */
 export type StorageConfig =
-  /** `isDefault`: no DATABASE_URL was given, so this is the embedded default file. */
-  { kind: 'sqlite'; file: string; isDefault: boolean } | { kind: 'postgres'; url: string; poolSize: number };
+  | {
+      kind: 'sqlite';
+      file: string;
+      /** No DATABASE_URL was given, so this is the embedded default file. */
+      isDefault: boolean;
+      /**
+       * The data directory (`PETSTORE_DATA_DIR`): the one place where a server creates a SQLite file that
+       * does not exist yet, and the directory it may create for it.
+       */
+      dataDir: string;
+    }
+  | { kind: 'postgres'; url: string; poolSize: number };
 
 /** How storage is opened. */
 export interface OpenOptions {
@@ -28,14 +38,21 @@ export interface OpenOptions {
    */
   mustExist?: boolean;
   /**
-   * PostgreSQL: create the database DATABASE_URL names when it does not exist (`petstore migrate`). A server
-   * never does: a mistyped name would start it on an empty database.
+   * Create the database DATABASE_URL names when it does not exist (`petstore migrate`, `petstore copy`'s
+   * target): on PostgreSQL with CREATE DATABASE; on SQLite, a file outside the data directory (its
+   * directory must exist). A server never does either: a mistyped name would start it on an empty database,
+   * with a new first key. Without it a SQLite file is created only in the data directory.
    */
   createDatabase?: boolean;
   /** PostgreSQL: told when the database stops answering and when it answers again, for the log. */
   outage?: OutageLog;
   /** False: open the schema as it is, migrating nothing (`petstore migrate --check`). */
   migrate?: false;
+}
+
+/** A database that cannot be opened: the message is one line naming DATABASE_URL, what failed and what to check. */
+export class StorageOpenError extends Error {
+  override name = 'StorageOpenError';
 }
 
 /**

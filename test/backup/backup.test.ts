@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
   closeSync,
   copyFileSync,
   existsSync,
@@ -10,6 +11,7 @@ import {
   readdirSync,
   readFileSync,
   statSync,
+  watch,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -18,6 +20,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { Sqlite } from '../../src/storage/index.js';
+import { CRAFTED_SCHEMAS, craftSchema } from '../support/crafted-schemas.js';
 import { type PrivateServer, startPrivatePostgres } from '../support/private-servers.js';
 import { createUnlimitedKey, runCli, type ServerProcess, spawnServer } from '../support/process.js';
 import { request, tempDir } from '../support/server.js';
@@ -40,6 +43,22 @@ function categoryIds(file: string): number[] {
 }
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+const modeOf = (file: string) => (statSync(file).mode & 0o777).toString(8);
+
+/**
+ * Records the mode of every file that appears in `dir`, as first seen (inotify tells at its creation): a
+ * file created 0644 and chmodded later is seen 0644.
+ */
+function watchModes(dir: string): { seen: Map<string, number>; close: () => void } {
+  const seen = new Map<string, number>();
+  const watcher = watch(dir, (_event, name) => {
+    if (name === null || seen.has(name)) return;
+    const stat = statSync(path.join(dir, name), { throwIfNoEntry: false });
+    if (stat !== undefined) seen.set(name, stat.mode & 0o777);
+  });
+  return { seen, close: () => watcher.close() };
+}
 
 /** The files of a directory that are neither the database nor named by the test: temporaries left behind. */
 function leftovers(dir: string, expected: readonly string[]): string[] {
@@ -207,6 +226,74 @@ describe('petstore backup and restore (SQLite)', () => {
     assert.equal(sha256(database), before, 'the database is unchanged');
     assert.equal(sha256(corrupt), corruptBefore, 'the refused file is unchanged');
     assert.deepEqual(leftovers(path.dirname(database), ['petstore.db']), []);
+  });
+
+  test('a file whose schema objects are not this release’s is refused, naming each: triggers, a view, a table replaced by a view, a missing index, a changed trigger', async () => {
+    const before = sha256(database);
+    const crafted = path.join(dir, 'crafted');
+    mkdirSync(crafted);
+    for (const [index, craft] of CRAFTED_SCHEMAS.entries()) {
+      const file = craftSchema(backup, crafted, craft, index);
+      const result = await runCli(['restore', file], env);
+      assertRefused(
+        result,
+        /crafted-\d\.db does not have the schema this release's migrations make at version \d+ \(.+\): nothing was restored/,
+      );
+      for (const named of craft.refusal) assert.match(result.stderr, named, craft.label);
+    }
+    assert.equal(sha256(database), before, 'the database is unchanged');
+    assert.deepEqual(leftovers(path.dirname(database), ['petstore.db']), []);
+  });
+
+  test('every file a backup and a restore write is readable by this user only from its creation, under umask 022', async (t) => {
+    const umask = process.umask(0o022);
+    t.after(() => process.umask(umask));
+    // A database of some 25 MB, so that the temporary files live long enough to be seen.
+    const big = path.join(dir, 'big');
+    mkdirSync(big);
+    const bigEnv = { DATABASE_URL: `sqlite:${path.join(big, 'petstore.db')}`, PETSTORE_DATA_DIR: big };
+    assert.equal((await runCli(['migrate'], bigEnv)).code, 0);
+    const db = new Sqlite(path.join(big, 'petstore.db'));
+    const insert = db.prepare('INSERT INTO categories (name, description) VALUES (?, ?)');
+    db.transaction(() => {
+      for (let i = 0; i < 25_000; i++) insert.run(`category ${i}`, `${i} `.padEnd(1000, 'x'));
+    })();
+    db.close();
+
+    const backups = path.join(dir, 'modes');
+    mkdirSync(backups);
+    const backupFile = path.join(backups, 'big.db');
+    const written = watchModes(backups);
+    const result = await runCli(['backup', backupFile], bigEnv);
+    written.close();
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(
+      [...written.seen.keys()].some((name) => name.startsWith('.big.db.backup-')),
+      `the temporary copy was seen: ${[...written.seen.keys()].join(', ')}`,
+    );
+    for (const [name, mode] of written.seen) assert.equal(mode.toString(8), '600', name);
+    assert.equal(modeOf(backupFile), '600');
+
+    // Copied by hand with the umask's mode, as people do: the restored database is still this user's only.
+    const copied = path.join(backups, 'copied.db');
+    copyFileSync(backupFile, copied);
+    chmodSync(copied, 0o644);
+    const target = path.join(dir, 'restore-modes');
+    mkdirSync(target, { mode: 0o700 });
+    const restoreEnv = {
+      DATABASE_URL: `sqlite:${path.join(target, 'petstore.db')}`,
+      PETSTORE_DATA_DIR: target,
+    };
+    const restoring = watchModes(target);
+    const restored = await runCli(['restore', copied], restoreEnv);
+    restoring.close();
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.ok(
+      [...restoring.seen.keys()].some((name) => name.startsWith('.petstore.db.restore-')),
+      `the temporary copy was seen: ${[...restoring.seen.keys()].join(', ')}`,
+    );
+    for (const [name, mode] of restoring.seen) assert.equal(mode.toString(8), '600', name);
+    assert.equal(modeOf(path.join(target, 'petstore.db')), '600');
   });
 
   test('a backup refuses an existing file, a missing directory and a missing database, and writes nothing', async () => {

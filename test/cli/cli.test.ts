@@ -189,11 +189,15 @@ describe('the first start of a fresh database prints one key, whatever DATABASE_
   test('an explicit SQLite file', async (t) => {
     const { dir, remove } = tempDir('petstore-first-');
     t.after(remove);
-    const server = await spawnServer({ DATABASE_URL: `sqlite:${path.join(dir, 'p.db')}` });
+    const server = await spawnServer({
+      DATABASE_URL: `sqlite:${path.join(dir, 'p.db')}`,
+      PETSTORE_DATA_DIR: dir,
+    });
     try {
-      // Not on stdout, among the log lines that shippers keep: in a file only this user reads, which stderr names.
+      // Not on stdout, among the log lines that shippers keep: in a file only this user reads, which stderr
+      // names, named after the database (first-api-key.txt is the default database's).
       assert.doesNotMatch(server.output.join('\n'), KEY);
-      const file = path.join(server.dataDir, 'first-api-key.txt');
+      const file = path.join(dir, 'first-api-key.p.txt');
       assert.ok(
         server.output.some((line) => line.includes(`it is in ${file} (readable by this user only)`)),
         server.output.join('\n'),

@@ -3,9 +3,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { KEY_PATTERN } from '../../src/keys/index.js';
 import { Sqlite } from '../../src/storage/index.js';
 import { eventually } from '../support/assertions.js';
+import { createTestDatabase } from '../support/backends.js';
 import { packageCopy, runCli, type ServerProcess, spawnServer } from '../support/process.js';
 import { request, startTestServer, tempDir } from '../support/server.js';
 
@@ -476,4 +478,107 @@ describe('keys list shows bans', () => {
     assert.equal(entry.state, 'active');
     assert.equal(entry.bannedUntil, null);
   });
+});
+
+describe('keys revoke and admin-tokens revoke say "Revoked" only once the row reads revoked', () => {
+  /** A migrated database of each backend, and a way to run SQL on it beside the CLI. */
+  const backends = {
+    async sqlite() {
+      const { dir, remove } = tempDir();
+      const file = path.join(dir, 'p.db');
+      return {
+        env: { DATABASE_URL: `sqlite:${file}` },
+        async exec(sql: string) {
+          const db = new Sqlite(file);
+          try {
+            db.exec(sql);
+          } finally {
+            db.close();
+          }
+        },
+        // A trigger an edited backup could carry: it undoes the revoke right after it.
+        undo: `
+          CREATE TRIGGER keep_key AFTER UPDATE OF revoked_at ON api_keys WHEN NEW.revoked_at IS NOT NULL
+            BEGIN UPDATE api_keys SET revoked_at = NULL WHERE id = NEW.id; END;
+          CREATE TRIGGER keep_admin AFTER UPDATE OF revoked_at ON admin_tokens WHEN NEW.revoked_at IS NOT NULL
+            BEGIN UPDATE admin_tokens SET revoked_at = NULL WHERE id = NEW.id; END;`,
+        redo: 'DROP TRIGGER keep_key; DROP TRIGGER keep_admin;',
+        drop: async () => remove(),
+      };
+    },
+    async postgres() {
+      const database = await createTestDatabase();
+      return {
+        env: { DATABASE_URL: database.url },
+        async exec(sql: string) {
+          const client = new pg.Client({ connectionString: database.url });
+          await client.connect();
+          try {
+            await client.query(sql);
+          } finally {
+            await client.end();
+          }
+        },
+        undo: `
+          CREATE FUNCTION keep_active() RETURNS trigger LANGUAGE plpgsql
+            AS $$ BEGIN NEW.revoked_at := NULL; RETURN NEW; END $$;
+          CREATE TRIGGER keep_key BEFORE UPDATE OF revoked_at ON api_keys
+            FOR EACH ROW EXECUTE FUNCTION keep_active();
+          CREATE TRIGGER keep_admin BEFORE UPDATE OF revoked_at ON admin_tokens
+            FOR EACH ROW EXECUTE FUNCTION keep_active();`,
+        redo: 'DROP TRIGGER keep_key ON api_keys; DROP TRIGGER keep_admin ON admin_tokens;',
+        drop: database.drop,
+      };
+    },
+  };
+
+  for (const [name, make] of Object.entries(backends)) {
+    test(`${name}: a revoke that the database undoes fails in one line, exit 1, and the row stays active`, async (t) => {
+      const made = await make();
+      t.after(made.drop);
+      const { env } = made;
+      assert.equal((await runCli(['migrate'], env)).code, 0);
+      const key = JSON.parse((await runCli(['keys', 'create', '--plan', 'free', '--json'], env)).stdout) as {
+        id: string;
+      };
+      const token = JSON.parse((await runCli(['admin-tokens', 'create', '--json'], env)).stdout) as {
+        id: string;
+      };
+      await made.exec(made.undo);
+
+      for (const [command, id] of [
+        ['keys', key.id],
+        ['admin-tokens', token.id],
+      ] as const) {
+        const refused = await runCli([command, 'revoke', id], env);
+        assert.equal(refused.code, 1, refused.stdout);
+        assert.equal(refused.stdout, '', 'it does not say "Revoked"');
+        assert.match(
+          refused.stderr,
+          new RegExp(
+            `^petstore: ${id} is not revoked: it reads active again after the revoke committed \\(a trigger in the database, .*\\); it still works: .*\\n$`,
+          ),
+        );
+      }
+      const shown = JSON.parse((await runCli(['keys', 'show', key.id, '--json'], env)).stdout) as {
+        state: string;
+      };
+      assert.equal(shown.state, 'active');
+      const tokens = JSON.parse((await runCli(['admin-tokens', 'list', '--json'], env)).stdout) as {
+        tokens: { id: string; revokedAt: string | null }[];
+      };
+      assert.equal(tokens.tokens.find((listed) => listed.id === token.id)?.revokedAt, null);
+
+      // Once the database keeps the change, both say so.
+      await made.exec(made.redo);
+      for (const [command, id] of [
+        ['keys', key.id],
+        ['admin-tokens', token.id],
+      ] as const) {
+        const revoked = await runCli([command, 'revoke', id], env);
+        assert.equal(revoked.code, 0, revoked.stderr);
+        assert.equal(revoked.stdout, `Revoked ${id}. Servers refuse it within 5 seconds.\n`);
+      }
+    });
+  }
 });

@@ -25,6 +25,7 @@ describe('configuration', () => {
         kind: 'sqlite',
         file: fileURLToPath(new URL('../../../data/petstore.db', import.meta.url)),
         isDefault: true,
+        dataDir: fileURLToPath(new URL('../../../data', import.meta.url)),
       },
       dataDir: fileURLToPath(new URL('../../../data', import.meta.url)),
       dataDirOrigin: 'checkout',
@@ -74,16 +75,19 @@ describe('configuration', () => {
     assert.equal(config.port, 0);
     assert.equal(config.host, '0.0.0.0');
     assert.equal(config.env, 'staging');
-    assert.deepEqual(config.storage, { kind: 'sqlite', file: '/tmp/x.db', isDefault: false });
+    const dataDir = config.dataDir;
+    assert.deepEqual(config.storage, { kind: 'sqlite', file: '/tmp/x.db', isDefault: false, dataDir });
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:///var/db/p.db' }).storage, {
       kind: 'sqlite',
       file: '/var/db/p.db',
       isDefault: false,
+      dataDir,
     });
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:rel/p.db' }).storage, {
       kind: 'sqlite',
       file: 'rel/p.db',
       isDefault: false,
+      dataDir,
     });
     assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).storage, {
       kind: 'postgres',

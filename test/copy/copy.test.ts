@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { copyDatabase } from '../../src/storage/index.js';
+import { copyDatabase, Sqlite } from '../../src/storage/index.js';
 import { createTestDatabase, createTestRedisPrefix, REDIS_URL } from '../support/backends.js';
+import { CRAFTED_SCHEMAS, craftSchema } from '../support/crafted-schemas.js';
 import { runCli } from '../support/process.js';
 import { type JsonResponse, request, startTestServer, type TestServer, tempDir } from '../support/server.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
@@ -292,11 +294,14 @@ describe('petstore copy', () => {
     assert.match(again.stderr, /^petstore: the target .* is not empty: its table api_keys holds rows; .*\n$/);
   });
 
-  test('copies back from PostgreSQL into SQLite, which then serves the same answers', async () => {
+  test('copies back from PostgreSQL into SQLite, which then serves the same answers; the new file is this user’s only', async (t) => {
+    const umask = process.umask(0o022);
+    t.after(() => process.umask(umask));
     const back = path.join(dir.dir, 'back.db');
     const copied = await runCli(['copy', '--from', postgres.url, '--to', `sqlite:${back}`], {});
     assert.equal(copied.code, 0, copied.stderr);
     assert.match(copied.stdout, /verified/);
+    assert.equal((statSync(back).mode & 0o777).toString(8), '600', 'created 0600, whatever the umask');
     const server = await startTestServer({ DATABASE_URL: `sqlite:${back}` });
     try {
       const list = await server.call('/v1/categories?limit=2');
@@ -322,7 +327,7 @@ describe('petstore copy', () => {
     try {
       await assert.rejects(
         copyDatabase({
-          from: { kind: 'sqlite', file: sqliteFile, isDefault: false },
+          from: { kind: 'sqlite', file: sqliteFile, isDefault: false, dataDir: dir.dir },
           to: { kind: 'postgres', url: injected.url, poolSize: 1 },
           batchSize: 2,
           onProgress({ table, copied }) {
@@ -348,7 +353,7 @@ describe('petstore copy', () => {
       through.port = String(proxy.port);
       await assert.rejects(
         copyDatabase({
-          from: { kind: 'sqlite', file: sqliteFile, isDefault: false },
+          from: { kind: 'sqlite', file: sqliteFile, isDefault: false, dataDir: dir.dir },
           to: { kind: 'postgres', url: through.toString(), poolSize: 1 },
           batchSize: 2,
           onProgress({ table, copied }) {
@@ -365,7 +370,7 @@ describe('petstore copy', () => {
       await assert.rejects(
         copyDatabase({
           from: { kind: 'postgres', url: postgres.url, poolSize: 1 },
-          to: { kind: 'sqlite', file, isDefault: false },
+          to: { kind: 'sqlite', file, isDefault: false, dataDir: dir.dir },
           batchSize: 2,
           onProgress({ table, copied }) {
             if (table === 'orders' && copied >= 2) throw new Error('injected');
@@ -408,6 +413,59 @@ describe('petstore copy', () => {
       assert.match(old.stderr, /^petstore: the source .* is at schema version 3, .*petstore migrate\n$/);
     } finally {
       await empty.drop();
+    }
+  });
+
+  test('a SQLite source or target whose schema objects are not this release’s is refused, naming each, before anything is written', async () => {
+    const crafted = path.join(dir.dir, 'crafted');
+    mkdirSync(crafted);
+    const refusal = (role: string, file: RegExp) =>
+      new RegExp(
+        `^petstore: the ${role} ${file.source} does not have the schema this release's migrations make at version \\d+ \\(.+\\): nothing was copied\\n$`,
+      );
+    const target = await createTestDatabase();
+    try {
+      for (const [index, craft] of CRAFTED_SCHEMAS.entries()) {
+        const file = craftSchema(sqliteFile, crafted, craft, index);
+        const into = path.join(crafted, `target-${index}.db`);
+        // Into a new SQLite file, and (once) into an empty PostgreSQL database.
+        for (const to of index === 0 ? [`sqlite:${into}`, target.url] : [`sqlite:${into}`]) {
+          const result = await runCli(['copy', '--from', `sqlite:${file}`, '--to', to], {});
+          assert.equal(result.code, 1, result.stdout);
+          assert.equal(result.stdout, '');
+          assert.match(result.stderr, refusal('source', /.*crafted-\d\.db/));
+          for (const named of craft.refusal) assert.match(result.stderr, named, craft.label);
+        }
+        assert.equal(existsSync(into), false, 'no target file was made');
+      }
+      const client = new pg.Client({ connectionString: target.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'",
+        );
+        assert.equal(rows[0]?.n, 0, 'the PostgreSQL target was not even migrated');
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await target.drop();
+    }
+
+    // A target file made beforehand, with a trigger in it: refused too, and left without a row.
+    const prepared = path.join(crafted, 'prepared.db');
+    assert.equal((await runCli(['migrate'], { DATABASE_URL: `sqlite:${prepared}` })).code, 0);
+    const db = new Sqlite(prepared);
+    db.exec(CRAFTED_SCHEMAS[0]?.sql ?? '');
+    db.close();
+    const result = await runCli(['copy', '--from', sqliteUrl, '--to', `sqlite:${prepared}`], {});
+    assert.match(result.stderr, refusal('target', /.*prepared\.db/));
+    assert.match(result.stderr, /an extra trigger "keep_admin" on admin_tokens/);
+    const after = new Sqlite(prepared, { readonly: true });
+    try {
+      assert.equal(after.prepare('SELECT count(*) FROM api_keys').pluck().get(), 0);
+    } finally {
+      after.close();
     }
   });
 });

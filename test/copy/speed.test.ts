@@ -31,12 +31,12 @@ test('copy speed on 100k categories and 100k orders (a diagnostic, not a bound)'
     })();
     db.close();
     const there = await copyDatabase({
-      from: { kind: 'sqlite', file, isDefault: false },
+      from: { kind: 'sqlite', file, isDefault: false, dataDir: dir.dir },
       to: { kind: 'postgres', url: postgres.url, poolSize: 1 },
     });
     const back = await copyDatabase({
       from: { kind: 'postgres', url: postgres.url, poolSize: 1 },
-      to: { kind: 'sqlite', file: path.join(dir.dir, 'back.db'), isDefault: false },
+      to: { kind: 'sqlite', file: path.join(dir.dir, 'back.db'), isDefault: false, dataDir: dir.dir },
     });
     for (const [name, report] of [
       ['SQLite -> PostgreSQL', there],

@@ -183,6 +183,7 @@ describe('petstore domains verify, against a real DNS server', () => {
       kind: 'sqlite',
       file: path.join(dir, 'domains.db'),
       isDefault: false,
+      dataDir: dir,
     });
     try {
       assert.deepEqual(await storage.domains.list(), []);

@@ -301,6 +301,7 @@ describe('SIGTERM', () => {
           PORT: String(port),
           HOST: '127.0.0.1',
           DATABASE_URL: `sqlite:${path.join(dir, 'petstore.db')}`,
+          PETSTORE_DATA_DIR: dir,
           LOG_LEVEL: 'info',
         },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createTestRedisPrefix, REDIS_URL } from '../support/backends.js';
-import { runCli } from '../support/process.js';
+import { runCli, spawnServer } from '../support/process.js';
 import { within } from '../support/raw-http.js';
-import { tempDir } from '../support/server.js';
+import { request, tempDir } from '../support/server.js';
 
 test('a port already in use ends `petstore serve` with exit 1, even with Redis connected', async (t) => {
   const { dir, remove } = tempDir('petstore-start-');
@@ -63,4 +63,125 @@ test('a HOST that is not this machine ends `petstore serve` with exit 1 naming H
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, expected);
   }
+});
+
+describe('a SQLite DATABASE_URL that names no database does not start an empty one', () => {
+  /** A data directory whose first-api-key.txt holds the only copy of the real database's first key. */
+  function dataDirWithKeyFile(dir: string): { dataDir: string; keyFile: string; text: string } {
+    const dataDir = path.join(dir, 'data');
+    mkdirSync(dataDir, { mode: 0o700 });
+    const keyFile = path.join(dataDir, 'first-api-key.txt');
+    const text = 'Created the first API key, key_realrealreal (plan pro):\n\n  ps_live_the_real_one\n';
+    writeFileSync(keyFile, text, { mode: 0o600 });
+    return { dataDir, keyFile, text };
+  }
+
+  /** Asserts a refused start: exit 1, one line on stderr matching `message`, nothing on stdout. */
+  function assertRefused(result: { code: number | null; stdout: string; stderr: string }, message: RegExp) {
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr.split('\n').length, 2, `one line: ${result.stderr}`);
+    assert.match(result.stderr, message);
+  }
+
+  test('a directory that does not exist is refused, and nothing is created', async (t) => {
+    const { dir, remove } = tempDir('petstore-start-');
+    t.after(remove);
+    const { dataDir, keyFile, text } = dataDirWithKeyFile(dir);
+    const result = await runCli(
+      ['serve'],
+      {
+        PORT: '0',
+        DATABASE_URL: `sqlite:${path.join(dir, 'nonexistent', 'dir', 'x.db')}`,
+        PETSTORE_DATA_DIR: dataDir,
+      },
+      { timeoutMs: 15_000 },
+    );
+    assertRefused(
+      result,
+      /^petstore: could not open DATABASE_URL sqlite:.*\/nonexistent\/dir\/x\.db: the directory .*\/nonexistent\/dir does not exist: check the path/,
+    );
+    assert.equal(existsSync(path.join(dir, 'nonexistent')), false, 'no directory was made');
+    assert.equal(readFileSync(keyFile, 'utf8'), text, 'the first key file is as it was');
+    assert.deepEqual(readdirSync(dataDir), ['first-api-key.txt']);
+  });
+
+  test('a new file outside the data directory needs petstore migrate first; then its first key goes to a file named after it', async (t) => {
+    const { dir, remove } = tempDir('petstore-start-');
+    t.after(remove);
+    const { dataDir, keyFile, text } = dataDirWithKeyFile(dir);
+    const elsewhere = path.join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    const file = path.join(elsewhere, 'typo.db');
+    const env = { DATABASE_URL: `sqlite:${file}`, PETSTORE_DATA_DIR: dataDir };
+    const result = await runCli(['serve'], { ...env, PORT: '0' }, { timeoutMs: 15_000 });
+    assertRefused(
+      result,
+      /^petstore: could not open DATABASE_URL sqlite:.*typo\.db: no database is there, and a server creates a new one only in the data directory \(.*data\): check the path, or if it is right, create the database first with 'petstore migrate'\n$/,
+    );
+    assert.deepEqual(readdirSync(elsewhere), [], 'no database was made');
+    assert.equal(readFileSync(keyFile, 'utf8'), text);
+
+    assert.equal((await runCli(['migrate'], env)).code, 0);
+    const server = await spawnServer(env);
+    try {
+      const named = path.join(dataDir, 'first-api-key.typo.txt');
+      assert.ok(
+        server.output.some((line) => line.includes(`it is in ${named}`)),
+        server.output.join('\n'),
+      );
+      const response = await request(`${server.url}/v1/categories`, {
+        headers: { authorization: `Bearer ${/ps_live_\w+/.exec(readFileSync(named, 'utf8'))?.[0]}` },
+      });
+      assert.equal(response.status, 200);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    assert.equal(readFileSync(keyFile, 'utf8'), text, 'the other database’s key file is as it was');
+  });
+
+  test('the default database: its first start makes the data directory 0700 and the database 0600 under umask 022, and never overwrites a key file', async (t) => {
+    const { dir, remove } = tempDir('petstore-start-');
+    const umask = process.umask(0o022);
+    t.after(() => {
+      process.umask(umask);
+      remove();
+    });
+    const dataDir = path.join(dir, 'fresh', 'data');
+    const env = { DATABASE_URL: '', PETSTORE_DATA_DIR: dataDir };
+    const first = await spawnServer(env);
+    const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
+    try {
+      assert.equal(mode(dataDir), '700');
+      for (const name of ['petstore.db', 'petstore.db-wal', 'petstore.db-shm', 'first-api-key.txt']) {
+        assert.equal(mode(path.join(dataDir, name)), '600', name);
+      }
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.exited;
+    }
+    // The database is gone (moved, or deleted to start over) and its key file is still there: the next first
+    // start writes its key beside it, and says where.
+    const keyFile = path.join(dataDir, 'first-api-key.txt');
+    const text = readFileSync(keyFile, 'utf8');
+    for (const suffix of ['', '-wal', '-shm'])
+      rmSync(path.join(dataDir, `petstore.db${suffix}`), { force: true });
+    const second = await spawnServer(env);
+    try {
+      const line = second.output.find((output) => output.includes('created the first API key')) ?? '';
+      const id = /created the first API key, (key_\w+);/.exec(line)?.[1];
+      const beside = path.join(dataDir, `first-api-key.${id}.txt`);
+      assert.equal(
+        line,
+        `petstore: created the first API key, ${id}; it is in ${beside} (readable by this user only; ${keyFile} was there already and is left as it is): store it, then delete the file`,
+      );
+      assert.equal(mode(beside), '600');
+      assert.notEqual(readFileSync(beside, 'utf8'), text);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+    assert.equal(readFileSync(keyFile, 'utf8'), text, 'never overwritten');
+  });
 });

@@ -33,7 +33,7 @@ const BACKENDS: Record<'sqlite' | 'postgres', () => Promise<Fresh>> = {
     const { dir, remove } = tempDir('petstore-storage-');
     const file = path.join(dir, 'store.db');
     return {
-      config: { kind: 'sqlite', file, isDefault: false },
+      config: { kind: 'sqlite', file, isDefault: false, dataDir: dir },
       async read<T>(sql: string) {
         const db = new Sqlite(file, { readonly: true });
         try {

@@ -8,7 +8,7 @@ import { tempDir } from '../support/server.js';
 test('writes of one turn share a transaction; a failing write is rolled back alone', async (t) => {
   const { dir, remove } = tempDir();
   t.after(remove);
-  const { db } = openSqliteDatabase(path.join(dir, 'q.db'));
+  const { db } = openSqliteDatabase(path.join(dir, 'q.db'), { dataDir: dir });
   t.after(() => db.close());
   const queue = new WriteQueue(db);
   const insert = db.prepare('INSERT INTO categories (name) VALUES (?) RETURNING id');
@@ -36,7 +36,7 @@ test('a write is not answered before its transaction committed', async (t) => {
   const { dir, remove } = tempDir();
   t.after(remove);
   const file = path.join(dir, 'q.db');
-  const { db } = openSqliteDatabase(file);
+  const { db } = openSqliteDatabase(file, { dataDir: dir });
   t.after(() => db.close());
   const queue = new WriteQueue(db);
   const { db: reader } = openSqliteDatabase(file);

@@ -1,6 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -69,11 +78,18 @@ export async function spawnServer(
   const timeoutMs = options.timeoutMs ?? 180_000;
   const authorization = options.withKey ? `Authorization: Bearer ${await createUnlimitedKey(env)}\r\n` : '';
   const [file, ...args] = options.command ?? [process.execPath, options.cli ?? CLI, 'serve'];
-  // A data directory of its own, removed once it exited, unless the test names one ('' for the default).
+  // The test's data directory ('' for the default); else, on a SQLite file, the file's directory, where a
+  // server may create it (it creates one nowhere else); else one of its own, removed once it exited.
+  const sqliteDir = env.DATABASE_URL?.startsWith('sqlite:')
+    ? path.dirname(path.resolve(env.DATABASE_URL.slice('sqlite:'.length)))
+    : undefined;
   const ownDataDir =
-    env.PETSTORE_DATA_DIR === undefined ? mkdtempSync(path.join(tmpdir(), 'petstore-data-')) : undefined;
+    env.PETSTORE_DATA_DIR === undefined && sqliteDir === undefined
+      ? mkdtempSync(path.join(tmpdir(), 'petstore-data-'))
+      : undefined;
   const dataDir =
     ownDataDir ??
+    (env.PETSTORE_DATA_DIR === undefined ? sqliteDir : undefined) ??
     (env.PETSTORE_DATA_DIR || path.join(path.dirname(options.cli ?? CLI), '..', '..', '..', 'data'));
   const child = spawn(file, args, {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
@@ -81,7 +97,7 @@ export async function spawnServer(
       ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
-      ...(ownDataDir !== undefined ? { PETSTORE_DATA_DIR: ownDataDir } : {}),
+      ...(env.PETSTORE_DATA_DIR === undefined ? { PETSTORE_DATA_DIR: dataDir } : {}),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -92,10 +108,15 @@ export async function spawnServer(
     return { code: code as number | null, signal: signal as NodeJS.Signals | null };
   });
   const firstKey = () => {
-    const file = path.join(dataDir, 'first-api-key.txt');
-    return existsSync(file)
-      ? /ps_(live|test)_[0-9A-Za-z]{32}/.exec(readFileSync(file, 'utf8'))?.[0]
-      : undefined;
+    // first-api-key.txt for the default database, else a file named after the database (src/cli/serve.ts).
+    const files = existsSync(dataDir)
+      ? readdirSync(dataDir).filter((name) => /^first-api-key(\.[\w-]+)?\.txt$/.test(name))
+      : [];
+    for (const name of files) {
+      const key = /ps_(live|test)_[0-9A-Za-z]{32}/.exec(readFileSync(path.join(dataDir, name), 'utf8'))?.[0];
+      if (key !== undefined) return key;
+    }
+    return undefined;
   };
   createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', (line) => output.push(line));
   const url = await new Promise<string>((resolve, reject) => {
@@ -125,10 +146,19 @@ export async function spawnServer(
 export async function runCli(
   args: string[],
   env: Record<string, string>,
-  options: { cwd?: string; cli?: string; onStdout?: (soFar: string) => void } = {},
+  options: {
+    cwd?: string;
+    cli?: string;
+    onStdout?: (soFar: string) => void;
+    /** Kills it (SIGKILL; the code is then null) if it has not exited by then: a server that should not start. */
+    timeoutMs?: number;
+  } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    ...(options.timeoutMs !== undefined
+      ? { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }
+      : {}),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -79,6 +79,15 @@ export function tempDir(prefix = 'petstore-test-'): { dir: string; remove: () =>
 }
 
 /**
+ * The data directory of a test server that names none: the directory of its SQLite file, where a server may
+ * create the file (it creates one nowhere else), else `fallback`.
+ */
+export function dataDirFor(env: Record<string, string>, fallback: string): string {
+  const url = env.DATABASE_URL;
+  return url?.startsWith('sqlite:') ? path.dirname(path.resolve(url.slice('sqlite:'.length))) : fallback;
+}
+
+/**
  * Starts the real service in this process on port 0 with a new SQLite file, composed exactly as
  * `petstore serve` composes it, capturing its JSON log lines.
  */
@@ -94,7 +103,8 @@ export async function startTestServer(
     fileEnv.PETSTORE_CONFIG = path.join(dir, 'petstore.json');
     writeFileSync(fileEnv.PETSTORE_CONFIG, JSON.stringify(options.configFile));
   }
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'info', ...backend.env, ...fileEnv, ...env });
+  const given = { PORT: '0', LOG_LEVEL: 'info', ...backend.env, ...fileEnv, ...env };
+  const config = loadConfig({ PETSTORE_DATA_DIR: dataDirFor(given, dir), ...given });
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, callback) {

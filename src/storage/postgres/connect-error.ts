@@ -1,9 +1,5 @@
 import { printableUrl } from '../../log/index.js';
-
-/** A database that cannot be opened: the message is one line naming DATABASE_URL, what failed and what to check. */
-export class StorageOpenError extends Error {
-  override name = 'StorageOpenError';
-}
+import { StorageOpenError } from '../types.js';
 
 /** The host and port a URL names, as `host:port` (PostgreSQL's default port when it names none). */
 export function addressOf(url: URL): string {

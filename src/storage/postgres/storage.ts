@@ -8,18 +8,13 @@ import {
   type OpenOptions,
   type Storage,
   StorageNotFoundError,
+  StorageOpenError,
 } from '../types.js';
 import { postgresAdminTokens } from './admin-tokens.js';
 import { postgresApiKeys } from './api-keys.js';
 import { postgresAudit } from './audit.js';
 import { postgresCategories } from './categories.js';
-import {
-  addressOf,
-  connectionError,
-  databaseOf,
-  StorageOpenError,
-  unavailableReason,
-} from './connect-error.js';
+import { addressOf, connectionError, databaseOf, unavailableReason } from './connect-error.js';
 import { postgresDomains } from './domains.js';
 import { PostgresGroupCommit } from './group-commit.js';
 import { postgresIdempotency } from './idempotency.js';

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { API_VERSION } from '../../contract/index.js';
 import { checkServable, SCHEMA_VERSION, type SchemaState, SchemaTooNewError } from '../schema.js';
 import { type Database, Sqlite } from './driver.js';
+import { createPrivateDir, createPrivateFile, isDirectory, PRIVATE_FILE, samePlace } from './files.js';
 import { readSchema } from './migrations.js';
+import { describeDifferences, schemaDifferences } from './schema-check.js';
 
 /** A backup or restore refused or failed, in one line that names what to fix; nothing was left half-written. */
 export class BackupError extends Error {
@@ -83,10 +85,15 @@ function hasSchemaTable(db: Database): boolean {
 
 /**
  * Checks a copy of ours that nothing else has open: `PRAGMA integrity_check` says ok and it has our schema.
- * Returns its schema. Closing it checkpoints and removes its -wal and -shm.
+ * Returns its schema, and with `compare`, how its schema objects differ from those this release's migrations
+ * make at its version (schema-check.ts). Closing it checkpoints and removes its -wal and -shm.
  * `what` names the file in the messages (the user's backup, not our temporary copy of it).
  */
-function checkCopy(file: string, what: string): SchemaState {
+function checkCopy(
+  file: string,
+  what: string,
+  compare = false,
+): { schema: SchemaState; differences: string[] } {
   let db: Database | undefined;
   try {
     db = new Sqlite(file, { fileMustExist: true });
@@ -104,7 +111,7 @@ function checkCopy(file: string, what: string): SchemaState {
     }
     const schema = readSchema(db);
     if (schema.version === 0) throw new BackupError(`${what} records no schema version`);
-    return schema;
+    return { schema, differences: compare ? schemaDifferences(db, schema.version) : [] };
   } catch (error) {
     if (error instanceof BackupError) throw error;
     // SQLITE_CORRUPT, SQLITE_NOTADB and the like: the file is not a database we can read.
@@ -115,15 +122,40 @@ function checkCopy(file: string, what: string): SchemaState {
 }
 
 /**
+ * Copies `from` to a new file `to` created 0600 (fs.copyFileSync would give it the mode of `from`, which
+ * may be anyone's to read).
+ */
+function copyPrivately(from: string, to: string): void {
+  const input = fs.openSync(from, 'r');
+  try {
+    const output = fs.openSync(to, 'wx', PRIVATE_FILE);
+    try {
+      const buffer = Buffer.allocUnsafe(1 << 20);
+      for (;;) {
+        const read = fs.readSync(input, buffer, 0, buffer.length, null);
+        if (read === 0) break;
+        for (let written = 0; written < read; ) {
+          written += fs.writeSync(output, buffer, written, read - written);
+        }
+      }
+    } finally {
+      fs.closeSync(output);
+    }
+  } finally {
+    fs.closeSync(input);
+  }
+}
+
+/**
  * `petstore backup`: a consistent copy of the live database at `source`, taken while servers write to it.
  *
  * SQLite's online backup copies the pages under one read transaction (WAL lets writers go on meanwhile), so
  * the copy is the database as of one commit, holding every commit made before the backup began. It is
  * taken in one step: a backup taken in chunks restarts whenever another process commits between two
  * chunks, so a steadily written database would never finish. The copy goes to a temporary name beside
- * `target`, is checked (integrity_check), made readable by this user only (it holds the key digests),
- * fsynced, and linked to `target`, which fails if `target` appeared meanwhile: nothing is ever overwritten,
- * and a failed backup leaves no file.
+ * `target`, created readable by this user only (it holds the key digests) before a byte is written, is
+ * checked (integrity_check), fsynced, and linked to `target`, which fails if `target` appeared meanwhile:
+ * nothing is ever overwritten, and a failed backup leaves no file.
  */
 export async function backupSqlite(source: string, target: string): Promise<SqliteCopyReport> {
   const from = path.resolve(source);
@@ -142,12 +174,16 @@ export async function backupSqlite(source: string, target: string): Promise<Sqli
   try {
     db.pragma('busy_timeout = 5000');
     if (!hasSchemaTable(db)) throw new BackupError(`${from} holds no Pet Store schema`);
-    await db.backup(temp, { progress: () => 0x7fffffff }).catch((error: unknown) => {
+    // Created 0600 first: SQLite writes the copy into it (an empty file is an empty database), and its
+    // -journal, -wal and -shm take its mode.
+    try {
+      if (!createPrivateFile(temp)) throw new BackupError(`${temp} appeared meanwhile: run the backup again`);
+      await db.backup(temp, { progress: () => 0x7fffffff });
+    } catch (error) {
       throw writeFailure(error, path.dirname(to));
-    });
+    }
     db.close();
-    const schemaVersion = checkCopy(temp, `the copy of ${from}`).version;
-    fs.chmodSync(temp, 0o600);
+    const schemaVersion = checkCopy(temp, `the copy of ${from}`).schema.version;
     fsyncPath(temp);
     try {
       fs.linkSync(temp, to);
@@ -232,12 +268,15 @@ function refuseWhileHeld(target: string): void {
 /**
  * `petstore restore`: replaces the database at `target` with the backup `backup`, for a stopped service.
  *
- * The backup is copied to a temporary name beside `target` (the backup itself is never opened, so never
- * changed), checked there (a SQLite file, integrity_check, our schema at a version this release serves),
- * fsynced, and renamed over `target` once nothing holds it, after the old -wal and -shm are removed: a
- * stale -wal would otherwise be replayed into the restored file. Any refusal leaves `target` as it was.
+ * The backup is copied to a temporary name beside `target`, created 0600 (the backup itself is never
+ * opened, so never changed), checked there (a SQLite file, integrity_check, our schema at a version this
+ * release serves, and exactly the schema objects this release's migrations make: schema-check.ts), fsynced,
+ * and renamed over `target` once nothing holds it, after the old -wal and -shm are removed: a stale -wal
+ * would otherwise be replayed into the restored file. The restored database is this user's only (0600), as
+ * every database the service creates. A missing directory of `target` is refused, unless it is the data
+ * directory `dataDir`, which is created 0700. Any refusal leaves `target` as it was.
  */
-export function restoreSqlite(backup: string, target: string): SqliteCopyReport {
+export function restoreSqlite(backup: string, target: string, dataDir?: string): SqliteCopyReport {
   const from = path.resolve(backup);
   const to = path.resolve(target);
   const stat = fs.statSync(from, { throwIfNoEntry: false });
@@ -247,15 +286,23 @@ export function restoreSqlite(backup: string, target: string): SqliteCopyReport 
   if (!isSqliteFile(from)) {
     throw new BackupError(`${from} is not a SQLite database: name a file that 'petstore backup' made`);
   }
-  fs.mkdirSync(path.dirname(to), { recursive: true });
+  const dir = path.dirname(to);
+  if (!isDirectory(dir)) {
+    if (dataDir === undefined || !samePlace(dir, dataDir)) {
+      throw new BackupError(
+        `the directory ${dir} of DATABASE_URL does not exist: check DATABASE_URL, or create the directory first`,
+      );
+    }
+    createPrivateDir(dir);
+  }
   const temp = tempBeside(to, 'restore');
   try {
     try {
-      fs.copyFileSync(from, temp, fs.constants.COPYFILE_EXCL);
+      copyPrivately(from, temp);
     } catch (error) {
-      throw writeFailure(error, path.dirname(to));
+      throw writeFailure(error, dir);
     }
-    const schema = checkCopy(temp, from);
+    const { schema, differences } = checkCopy(temp, from, true);
     // The rule `serve` applies (the migration policy): a newer schema is restored only if this release serves it.
     try {
       checkServable(schema, from);
@@ -265,13 +312,16 @@ export function restoreSqlite(backup: string, target: string): SqliteCopyReport 
         `${from} has schema version ${schema.version}, which release ${schema.oldestRelease} and later serve; this is release ${API_VERSION} (schema ${SCHEMA_VERSION}): restore it with release ${schema.oldestRelease} or later`,
       );
     }
-    const previous = fs.statSync(to, { throwIfNoEntry: false });
-    fs.chmodSync(temp, previous === undefined ? 0o600 : previous.mode & 0o777);
+    if (differences.length > 0) {
+      throw new BackupError(
+        `${from} does not have the schema this release's migrations make at version ${schema.version} (${describeDifferences(differences)}): nothing was restored; restore a file as 'petstore backup' made it`,
+      );
+    }
     fsyncPath(temp);
-    if (previous !== undefined) refuseWhileHeld(to);
+    if (fs.existsSync(to)) refuseWhileHeld(to);
     for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(`${to}${suffix}`, { force: true });
     fs.renameSync(temp, to);
-    fsyncPath(path.dirname(to));
+    fsyncPath(dir);
     return { source: from, file: to, bytes: fs.statSync(to).size, schemaVersion: schema.version };
   } finally {
     removeDatabaseFiles(temp);

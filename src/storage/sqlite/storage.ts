@@ -8,6 +8,7 @@ import {
   type OpenOptions,
   type Storage,
   StorageNotFoundError,
+  StorageOpenError,
 } from '../types.js';
 import { sqliteAdminTokens } from './admin-tokens.js';
 import { sqliteApiKeys } from './api-keys.js';
@@ -15,6 +16,7 @@ import { sqliteAudit } from './audit.js';
 import { sqliteCategories } from './categories.js';
 import { sqliteDomains } from './domains.js';
 import { type Database, Sqlite } from './driver.js';
+import { createPrivateDir, createPrivateFile, isDirectory, isInside, samePlace } from './files.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { migrate, readSchema } from './migrations.js';
 import { sqliteOrders } from './orders.js';
@@ -32,21 +34,55 @@ function hasSchema(db: Database): boolean {
   return table !== undefined;
 }
 
+/** Where a SQLite database is opened, and what may be created for it. */
+export interface SqliteOpenOptions extends OpenOptions {
+  /** The data directory: a missing file is created there (and the directory itself, 0700) without `createDatabase`. */
+  dataDir?: string;
+}
+
+/**
+ * Makes sure a database file exists at `where` before SQLite opens it, or refuses. A server starting on a
+ * mistyped path must not make an empty database there, with a new first key (PostgreSQL's rule: a server
+ * never creates a database). So a missing file is created only in the data directory, or with
+ * `createDatabase` (`petstore migrate`, `petstore copy`'s target); a missing directory is created only when
+ * it is the data directory itself. The file is created 0600 here, not by SQLite, whose files take the
+ * umask's mode (0644 as a rule); its -wal and -shm then get the same mode.
+ */
+function ensureFile(where: string, options: SqliteOpenOptions): void {
+  if (fs.existsSync(where)) return;
+  if (options.mustExist) throw new StorageNotFoundError(where, 'missing');
+  const dir = path.dirname(where);
+  const dataDir = options.dataDir;
+  if (!isDirectory(dir)) {
+    if (dataDir === undefined || !samePlace(dir, dataDir)) {
+      throw new StorageOpenError(
+        `could not open DATABASE_URL sqlite:${where}: the directory ${dir} does not exist: check the path (only the data directory is created), or create the directory first`,
+      );
+    }
+    createPrivateDir(dir);
+  }
+  if (!options.createDatabase && (dataDir === undefined || !isInside(where, dataDir))) {
+    throw new StorageOpenError(
+      `could not open DATABASE_URL sqlite:${where}: no database is there, and a server creates a new one only in the data directory${dataDir === undefined ? '' : ` (${path.resolve(dataDir)})`}: check the path, or if it is right, create the database first with 'petstore migrate'`,
+    );
+  }
+  createPrivateFile(where);
+}
+
 /**
  * Opens a SQLite file for the service: WAL with `synchronous=FULL`, so that a COMMIT that returned has
  * reached the disk (DESIGN.md section 8). Both settings are read back, and the start fails if the file
- * system or the build refused them. With `mustExist`, a missing file or schema is refused, not created.
+ * system or the build refused them. With `mustExist`, a missing file or schema is refused, not created; a
+ * missing file is created only as `ensureFile` allows.
  */
 export function openSqliteDatabase(
   file: string,
-  options: OpenOptions = {},
+  options: SqliteOpenOptions = {},
 ): { db: Database; applied: number[]; schema: SchemaState } {
   const where = file === ':memory:' ? file : path.resolve(file);
-  if (options.mustExist && file !== ':memory:' && !fs.existsSync(file)) {
-    throw new StorageNotFoundError(where, 'missing');
-  }
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(where), { recursive: true });
-  const db = new Sqlite(file, { fileMustExist: options.mustExist === true });
+  if (file !== ':memory:') ensureFile(where, options);
+  // The file exists by now: SQLite must never create one itself, with the umask's mode.
+  const db = new Sqlite(file, { fileMustExist: file !== ':memory:' });
   try {
     if (options.mustExist && !hasSchema(db)) throw new StorageNotFoundError(where, 'no_schema');
     db.pragma('busy_timeout = 5000');
@@ -73,7 +109,7 @@ export function openSqliteDatabase(
 type Inserts = { [O in CreateOperation]: (input: Creates[O]['input']) => CreateResult<O> };
 
 /** The embedded storage: one SQLite file, every write group-committed (write-queue.ts). */
-export function createSqliteStorage(options: { file: string } & OpenOptions): Storage {
+export function createSqliteStorage(options: { file: string } & SqliteOpenOptions): Storage {
   const { db, applied, schema } = openSqliteDatabase(options.file, options);
   const writes = new WriteQueue(db);
   const ping = db.prepare('SELECT 1');
