@@ -28,7 +28,7 @@ export const KEYS_USAGE = `Usage:
   petstore keys show <id> [--json]
   petstore keys rotate <id> [--grace 24h] [--json]
   petstore keys expire <id>
-  petstore keys revoke <id>
+  petstore keys revoke <id> [--yes]
   petstore keys unban <id>
 
 Enterprise keys need both --per-minute and --per-day (a day at least a minute); other plans use their
@@ -37,7 +37,10 @@ without control or invisible characters. Durations are a whole number and s, m, 
 A key is printed once, when it is created or rotated: only its digest is stored. A rotated key keeps working
 for the grace period (default 0: it stops at once), then is refused; the two share one rate-limit budget.
 A key is rotated once. expire ends a key now (and a rotated key's grace with it); revoke refuses it for good,
-and says so only once the key reads revoked after the change (else it fails with exit 1).
+with every key rotated from it (whoever holds a leaked key may have rotated it to a key of their own): it
+names them and asks first, on a terminal, or takes --yes; without either it refuses, and changes nothing.
+It says Revoked only once each reads revoked after the change (else it fails with exit 1). To end only a
+rotated key's grace and keep its successor, expire it instead.
 The commands use the database a server made (DATABASE_URL) and never create one; each change is audited.
 
 Reads:
@@ -59,7 +62,7 @@ export const KEYS_OPTIONS = {
   show: { json: { type: 'boolean' } },
   rotate: { grace: { type: 'string' }, json: { type: 'boolean' } },
   expire: {},
-  revoke: {},
+  revoke: { yes: { type: 'boolean' } },
   unban: {},
 } as const satisfies Record<string, OptionSpec>;
 
@@ -120,6 +123,8 @@ export async function keysCommand(
   config: Config,
   out: NodeJS.WritableStream,
   err: NodeJS.WritableStream,
+  /** Asks the person at the terminal a yes-or-no question; undefined when there is no terminal to ask. */
+  ask?: (question: string) => Promise<boolean>,
 ): Promise<number> {
   const [action, ...rest] = args;
   if (action === undefined) {
@@ -238,12 +243,28 @@ export async function keysCommand(
     }
     case 'revoke': {
       const id = onlyId();
+      const yes = (values as { yes?: boolean }).yes === true;
       run = async (keys) => {
         const before = await keys.get(id);
         if (before === undefined) return notFound(id);
-        if (before.revokedAt !== null) {
+        const successors = await keys.successors(id);
+        if (before.revokedAt !== null && successors.length === 0) {
           out.write(`${id} was already revoked at ${before.revokedAt}; nothing changed.\n`);
           return 0;
+        }
+        if (successors.length > 0 && !yes) {
+          const named = successors.map((key) => `${key.id} (${printable(key.name)})`).join(', ');
+          const question = `${id} was rotated: revoking it also revokes ${named}.`;
+          if (ask === undefined) {
+            err.write(
+              `petstore: ${question} Run again with --yes to revoke them all, or 'petstore keys expire ${id}' to end only its grace; nothing changed\n`,
+            );
+            return 1;
+          }
+          if (!(await ask(`${question} Revoke all ${successors.length + 1}? [y/N] `))) {
+            out.write('Nothing changed.\n');
+            return 1;
+          }
         }
         // The key and the keys rotated from it, as read back after the revoke committed: said revoked only
         // if every one reads so (see admin.ts).
@@ -254,7 +275,12 @@ export async function keysCommand(
           err.write(`petstore: ${notRevoked(active.id)}\n`);
           return 1;
         }
-        out.write(`Revoked ${id}. Servers refuse it within 5 seconds.\n`);
+        const also = now.successors.map((key) => key.id);
+        out.write(
+          also.length === 0
+            ? `Revoked ${id}. Servers refuse it within 5 seconds.\n`
+            : `Revoked ${id} and the keys rotated from it, ${also.join(', ')}. Servers refuse them within 5 seconds.\n`,
+        );
         return 0;
       };
       break;

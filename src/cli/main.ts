@@ -2,6 +2,7 @@
 // The flag: on Node 20, a server whose young generation stays at V8's default size can settle into a state
 // where scavenges copy most of each turn's objects: about 1.7x the CPU per request on the category list, in
 // 4 of 6 fresh processes here, against none of 5 with 32 MiB semi-spaces (docs/performance.md).
+import { createInterface } from 'node:readline/promises';
 import { ConfigError, loadConfig, packageVersion } from '../config/index.js';
 import { adminTokensCommand, auditCommand } from './admin.js';
 import { UsageError, wantsHelp } from './args.js';
@@ -47,6 +48,22 @@ function exitQuietlyOnClosedPipe(): void {
   }
 }
 
+/**
+ * A yes-or-no question for the person at the terminal (stdin and stderr both one), answered yes only by `y`
+ * or `yes`; undefined without a terminal, where a command that must ask refuses instead.
+ */
+function terminalQuestion(): ((question: string) => Promise<boolean>) | undefined {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
+  return async (question) => {
+    const prompt = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return /^y(es)?$/i.test((await prompt.question(question)).trim());
+    } finally {
+      prompt.close();
+    }
+  };
+}
+
 /** Exit codes: 0 success, 1 failure at run time (including bad configuration), 2 wrong arguments. */
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
@@ -74,7 +91,7 @@ async function main(argv: string[]): Promise<number> {
       await serve(loadConfig());
       return 0;
     case 'keys':
-      return keysCommand(rest, loadConfig(), process.stdout, process.stderr);
+      return keysCommand(rest, loadConfig(), process.stdout, process.stderr, terminalQuestion());
     case 'admin-tokens':
       return adminTokensCommand(rest, loadConfig(), process.stdout, process.stderr);
     case 'audit':

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -8,7 +10,7 @@ import { KEY_PATTERN } from '../../src/keys/index.js';
 import { Sqlite } from '../../src/storage/index.js';
 import { eventually } from '../support/assertions.js';
 import { createTestDatabase } from '../support/backends.js';
-import { packageCopy, runCli, type ServerProcess, spawnServer } from '../support/process.js';
+import { CLI, packageCopy, runCli, type ServerProcess, spawnServer } from '../support/process.js';
 import { request, startTestServer, tempDir } from '../support/server.js';
 
 describe('petstore keys', () => {
@@ -311,6 +313,52 @@ describe('petstore keys', () => {
       twice.stderr,
       `petstore: ${created.id} was already rotated: its successor is ${successor.id}; rotate that one instead\n`,
     );
+  });
+
+  test('revoke names the keys rotated from it and asks: without a terminal it needs --yes, at one it takes y', async () => {
+    const rotate = async (id: string) => {
+      const rotated = await runCli(['keys', 'rotate', id, '--grace', '1h', '--json'], env);
+      assert.equal(rotated.code, 0, rotated.stderr);
+      const successor = JSON.parse(rotated.stdout) as { id: string; key: string };
+      issued.push(successor.key);
+      return successor;
+    };
+    const first = await create('--plan', 'free', '--name', 'leaked');
+    const second = await rotate(first.id as string);
+    const third = await rotate(second.id);
+    const refused = await runCli(['keys', 'revoke', first.id as string], env);
+    assert.equal(refused.code, 1);
+    assert.equal(
+      refused.stderr,
+      `petstore: ${first.id} was rotated: revoking it also revokes ${second.id} (leaked), ${third.id} (leaked). Run again with --yes to revoke them all, or 'petstore keys expire ${first.id}' to end only its grace; nothing changed\n`,
+    );
+    const shown = async (id: string) =>
+      JSON.parse((await runCli(['keys', 'show', id, '--json'], env)).stdout) as { state: string };
+    assert.equal((await shown(third.id)).state, 'active', 'nothing changed');
+
+    // At a terminal (a pseudo-terminal that script(1) gives it), the question is asked, and y answers it.
+    const asked = spawn(
+      'script',
+      ['-qec', `'${process.execPath}' '${CLI}' keys revoke ${first.id}`, '/dev/null'],
+      { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let seen = '';
+    asked.stdout.on('data', (chunk) => {
+      seen += chunk;
+      if (seen.includes('[y/N]')) asked.stdin.end('y\n');
+    });
+    const [code] = await once(asked, 'exit');
+    assert.equal(code, 0, seen);
+    assert.match(seen, /Revoke all 3\? \[y\/N\]/);
+    assert.match(
+      seen,
+      new RegExp(`Revoked ${first.id} and the keys rotated from it, ${second.id}, ${third.id}`),
+    );
+    for (const id of [first.id as string, second.id, third.id])
+      assert.equal((await shown(id)).state, 'revoked');
+    // All are revoked: again is nothing to do.
+    const again = await runCli(['keys', 'revoke', first.id as string, '--yes'], env);
+    assert.match(again.stdout, /was already revoked/);
   });
 
   test('admin-tokens: create prints the token once, list shows prefixes, revoke takes effect within 5 s', async () => {
