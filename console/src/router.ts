@@ -24,6 +24,9 @@ function segment(value: string): string | undefined {
   }
 }
 
+/** The shape of a key's public id (the admin API's `KeyId`). */
+const KEY_ID = /^key_[0-9A-Za-z]{12}$/;
+
 /** The page of a path such as `/console/keys/key_3fK9x2LmQ8aZ`; the console's home is the domains page. */
 export function routeOf(pathname: string): Route {
   const parts = pathname.replace(/\/+$/, '').split('/').slice(2);
@@ -32,7 +35,9 @@ export function routeOf(pathname: string): Route {
   if (section === undefined || (section === 'domains' && item === undefined)) return { page: 'domains' };
   if (section === 'domains' && item) return { page: 'domain', name: item };
   if (section === 'keys' && item === undefined) return { page: 'keys' };
-  if (section === 'keys' && item) return { page: 'key', id: item };
+  // A key id has one shape: anything else is no key, answered without asking the server or echoing it.
+  if (section === 'keys' && item)
+    return KEY_ID.test(item) ? { page: 'key', id: item } : { page: 'not-found' };
   if (section === 'usage' && item === undefined) return { page: 'usage' };
   if (section === 'audit' && item === undefined) return { page: 'audit' };
   return { page: 'not-found' };

@@ -153,6 +153,43 @@ describe('API keys in the console', () => {
     assert.equal(await statusWith(created), 401);
   });
 
+  test('Revoke names the keys rotated from the key, which a thief may hold, and revokes them with it', async () => {
+    const leaked = await h.server.createKey({ plan: 'free', name: 'Leaked' });
+    const rotateItself = async (key: string) => {
+      const rotated = await h.server.call('/v1/key/rotate', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ gracePeriodSeconds: 86_400 }),
+      });
+      h.server.issuedKeys.push((rotated.body as { key: string }).key);
+      return rotated.body as { id: string; key: string };
+    };
+    const second = await rotateItself(leaked.key);
+    const third = await rotateItself(second.key);
+    await h.open(`/console/keys/${leaked.id}`);
+    await heading('Leaked');
+    await h.page.getByRole('button', { name: 'Revoke' }).click();
+    const dialog = h.page.getByRole('dialog', { name: 'Revoke Leaked and 2 more?' });
+    await dialog.getByText(second.id).waitFor();
+    assert.match(
+      await textOf(dialog),
+      new RegExp(`${second.id}[\\s\\S]*${third.id}`),
+      'in the order they were made',
+    );
+    await inspectPage(h.page, 'revoke-with-successors');
+    await dialog.getByRole('button', { name: 'Revoke 3 keys' }).click();
+    await h.page.locator('.title-row .badge', { hasText: 'Revoked' }).waitFor();
+    for (const key of [leaked.key, second.key, third.key]) assert.equal(await statusWith(key), 401);
+  });
+
+  test('a key path that is no key id is the 404 page, which does not repeat it', async () => {
+    await h.open(`/console/keys/${encodeURIComponent('<b>nope</b> key_x')}`);
+    await heading('Not found');
+    const shown = await shownText(h.page, 'main');
+    assert.match(shown, /This page does not exist/);
+    assert.doesNotMatch(shown, /nope/);
+  });
+
   test('Unban lifts the ban of a key banned for sending on after its 429 answers', async () => {
     const { key } = await h.server.createKey({
       plan: 'enterprise',

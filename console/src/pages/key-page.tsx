@@ -2,10 +2,10 @@ import { useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
 import { AuditTable } from '../components/audit-table.js';
 import { Badge, KeyStateBadge } from '../components/badge.js';
-import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { type KeyFields, KeyForm } from '../components/key-form.js';
 import { KeyRotation } from '../components/key-rotation.js';
 import { NewKey } from '../components/new-key.js';
+import { RevokeKeyDialog } from '../components/revoke-key-dialog.js';
 import { RotateKeyForm } from '../components/rotate-key-form.js';
 import { LoadError, Loading } from '../components/status.js';
 import { UsageCharts } from '../components/usage-charts.js';
@@ -231,20 +231,7 @@ export function KeyPage({ id }: { id: string }) {
         />
       )}
       {mode === 'revoke' && (
-        <ConfirmDialog
-          title={`Revoke ${apiKey.name}?`}
-          confirmLabel="Revoke key"
-          onConfirm={async () => {
-            await api.revokeKey(apiKey.id);
-            await changed();
-          }}
-          onClose={() => setMode('view')}
-        >
-          <p>
-            Every request with this key is refused within 5 seconds, on every instance. A revoked key cannot
-            be used again.
-          </p>
-        </ConfirmDialog>
+        <RevokeKeyDialog apiKey={apiKey} onRevoked={changed} onClose={() => setMode('view')} />
       )}
 
       <section aria-labelledby="details-heading">
