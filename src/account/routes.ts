@@ -126,6 +126,7 @@ export function createAccountHandlers(deps: {
         ban: { banned: bannedUntil !== null && Date.parse(bannedUntil) > now, until: bannedUntil },
         usage: usageDays,
         lastUsedAt: lastUsed ?? null,
+        replacedBy: key.replacedBy,
         deprecatedCalls: [...calls.values()].flatMap((row) => {
           const operation = operations.get(row.operationId as OperationId);
           return operation === undefined
@@ -169,6 +170,8 @@ export function createAccountHandlers(deps: {
       const graceSeconds = (request.body as KeyRotation | undefined)?.gracePeriodSeconds ?? 0;
       const rotated = await checked(() => keys.rotate(key.id, graceSeconds * 1000, key.id));
       if (rotated === undefined) throw new Error(`the calling key ${key.id} is not stored`);
+      // This instance knows the successor, and the old key's new end and successor, from the next request.
+      await authenticator.refresh();
       const { record } = rotated;
       return reply.code(201).send({
         id: record.id,

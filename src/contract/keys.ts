@@ -92,6 +92,14 @@ export const KeyInfo = Type.Object(
     ),
     usage: Type.Array(UsageDay, { description: 'The last 7 UTC days, oldest first, today last.' }),
     lastUsedAt: OrNull(Timestamp('The last request the key made (to within a few seconds).')),
+    replacedBy: OrNull(
+      Type.String({
+        pattern: KEY_ID_PATTERN,
+        description:
+          'The key that replaced it by rotation, if it was rotated: revoking this key revokes that one too, ' +
+          'and any key rotated from it.',
+      }),
+    ),
     deprecatedCalls: Type.Array(
       Type.Object(
         {

@@ -64,6 +64,7 @@ for (const backend of BACKENDS) {
             ban: { banned: false, until: null },
             usage: [],
             lastUsedAt: null,
+            replacedBy: null,
             deprecatedCalls: [],
           },
         );

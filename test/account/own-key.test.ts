@@ -125,6 +125,8 @@ for (const backend of BACKENDS) {
       assert.equal(rotated.status, 201, rotated.text);
       const successor = rotated.body as RotatedKey;
       server.issuedKeys.push(successor.key);
+      const shown = (await server.call('/v1/key', as(key))).body as { replacedBy: string | null };
+      assert.equal(shown.replacedBy, successor.id, 'the key says what revoking it takes along');
       const revoked = await post(key, '/v1/key/revoke');
       assert.equal(revoked.status, 200, revoked.text);
       assert.deepEqual((revoked.body as { successorsRevoked: string[] }).successorsRevoked, [successor.id]);

@@ -412,6 +412,32 @@ describe('the reference: try it, and your key', () => {
     await keyPage.close();
   });
 
+  test('revoking a rotated key from the key page names its successor first, and revokes it too', async () => {
+    const { key: leaked } = await server.createKey({ plan: 'pro', name: 'leaked' });
+    readerKeys.push(leaked);
+    const rotated = await server.call('/v1/key/rotate', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${leaked}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ gracePeriodSeconds: 86_400 }),
+    });
+    const successor = rotated.body as { id: string; key: string };
+    readerKeys.push(successor.key);
+    const keyPage = await newPage();
+    await keyPage.goto(`${server.url}/docs/key`);
+    await lookUpKey(keyPage, leaked);
+    await keyPage.getByRole('button', { name: 'Revoke key…' }).click();
+    const dialog = keyPage.getByRole('dialog');
+    await dialog.getByText(successor.id).waitFor();
+    await keyPage.getByRole('button', { name: 'Revoke key', exact: true }).click();
+    await keyPage.getByText(new RegExp(`with the keys rotated from it: ${successor.id}`)).waitFor();
+    await server.deps.authenticator.refresh();
+    const status = (
+      await server.call('/v1/categories', { headers: { authorization: `Bearer ${successor.key}` } })
+    ).status;
+    assert.equal(status, 401, 'the successor is revoked with it');
+    await keyPage.close();
+  });
+
   test(`on a custom domain's Host (${DOMAIN}) the panel sends to that origin`, async () => {
     const { key } = await server.createKey({ plan: 'pro', name: 'domain' });
     readerKeys.push(key);

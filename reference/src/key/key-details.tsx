@@ -79,7 +79,7 @@ export function KeyDetails({ apiKey }: { apiKey: string }) {
         <UsageChart title="Requests by day, last 30 days" series={seriesOf(usage.days, 'day')} />
       </section>
       <RotateKey apiKey={apiKey} />
-      <RevokeKey apiKey={apiKey} />
+      <RevokeKey apiKey={apiKey} replacedBy={info.replacedBy} />
     </>
   );
 }

@@ -44,7 +44,13 @@ function Outcome() {
     );
   return (
     <p class="notice" role="status">
-      The key <code>{outcome.id}</code> was revoked at {formatTime(outcome.at)}; this page forgot it.
+      The key <code>{outcome.id}</code> was revoked at {formatTime(outcome.at)}
+      {outcome.successors.length > 0 && (
+        <>
+          , with the keys rotated from it: <code>{outcome.successors.join(', ')}</code>
+        </>
+      )}
+      ; this page forgot it.
     </p>
   );
 }

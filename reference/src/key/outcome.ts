@@ -6,6 +6,6 @@ import { signal } from '@preact/signals';
  */
 export type KeyOutcome =
   | { kind: 'rotated'; secret: string; oldKeyUntil: string }
-  | { kind: 'revoked'; id: string; at: string };
+  | { kind: 'revoked'; id: string; at: string; successors: string[] };
 
 export const keyOutcome = signal<KeyOutcome | null>(null);
