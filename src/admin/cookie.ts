@@ -1,6 +1,7 @@
 import { parse, serialize } from 'cookie';
 import type { FastifyRequest } from 'fastify';
-import { isLocalRequest, isLoopbackAddress } from '../health/index.js';
+import { isLocalRequest } from '../health/index.js';
+import { overHttps } from '../http/index.js';
 import { SESSION_MAX_MS } from './sessions.js';
 
 /**
@@ -10,16 +11,6 @@ import { SESSION_MAX_MS } from './sessions.js';
  */
 const SECURE_NAME = '__Host-petstore_session';
 const PLAIN_NAME = 'petstore_session';
-
-/**
- * Whether the browser reached us over HTTPS: directly, through a proxy `TRUST_PROXY` believes (Fastify reads
- * its `X-Forwarded-Proto`), or through a TLS front on this machine (such as the Caddy of docs/production.md), whose
- * `X-Forwarded-Proto` is believed from a loopback peer only.
- */
-export function overHttps(request: FastifyRequest): boolean {
-  if (request.protocol === 'https') return true;
-  return isLoopbackAddress(request.socket.remoteAddress) && request.headers['x-forwarded-proto'] === 'https';
-}
 
 /** Whether a session may start here: over HTTPS, or over plain HTTP from this machine, not through a proxy. */
 export function sessionTransportAllowed(request: FastifyRequest): boolean {

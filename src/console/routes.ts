@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { staticAsset } from '../docs/index.js';
-import { notFound } from '../http/index.js';
+import { notFound, transportSecurity } from '../http/index.js';
 import { CONSOLE_CSP, consolePage } from './page.js';
 
 /** Where the console is served; the admin API it calls is at `/admin/v1`. */
@@ -40,13 +40,14 @@ export function registerConsole(app: FastifyInstance, options: { version: string
     `${CONSOLE_PATH}/assets/${asset.name}?v=${asset.digest}`;
   const page = consolePage(options.version, { script: url(script), styles: url(styles) });
 
-  const sendPage = async (_request: FastifyRequest, reply: FastifyReply) =>
+  const sendPage = async (request: FastifyRequest, reply: FastifyReply) =>
     reply
       .headers({
         'content-security-policy': CONSOLE_CSP,
         'x-frame-options': 'DENY',
         'referrer-policy': 'no-referrer',
         'cache-control': 'no-cache',
+        ...transportSecurity(request),
       })
       .type('text/html; charset=utf-8')
       .send(page);

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { JSON_CONTENT_TYPE, notFound } from '../http/index.js';
+import { JSON_CONTENT_TYPE, notFound, transportSecurity } from '../http/index.js';
 import { loadRedocBundle, type StaticAsset, staticAsset } from './assets.js';
 import { GUIDE_IMAGE, GUIDE_PARTS, GUIDES, GUIDES_PATH, type Guide, guideUrl } from './guides.js';
 import {
@@ -102,10 +102,12 @@ function documentBytes(reference: Reference): (request: FastifyRequest) => Buffe
   };
 }
 
-const htmlHeaders = (csp: string) => ({
+/** The headers of every page of the reference: its policy, and HSTS once reached over HTTPS. */
+const htmlHeaders = (request: FastifyRequest, csp: string) => ({
   'content-security-policy': csp,
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-cache',
+  ...transportSecurity(request),
 });
 
 /**
@@ -144,15 +146,15 @@ export function registerDocs(
         ? { tryIt: { script: url('/docs/assets/try-it.js'), styles: url('/docs/assets/try-it.css') } }
         : {}),
     });
-    app.get(reference.page, async (_request, reply) =>
-      reply.headers(htmlHeaders(DOCS_CSP)).type('text/html; charset=utf-8').send(page),
+    app.get(reference.page, async (request, reply) =>
+      reply.headers(htmlHeaders(request, DOCS_CSP)).type('text/html; charset=utf-8').send(page),
     );
   }
 
   const key = keyPage({ script: url('/docs/assets/key.js'), styles: url('/docs/assets/key.css') });
-  app.get(KEY_PAGE_PATH, async (_request, reply) =>
+  app.get(KEY_PAGE_PATH, async (request, reply) =>
     reply
-      .headers({ ...htmlHeaders(KEY_PAGE_CSP), 'x-frame-options': 'DENY' })
+      .headers({ ...htmlHeaders(request, KEY_PAGE_CSP), 'x-frame-options': 'DENY' })
       .type('text/html; charset=utf-8')
       .send(key),
   );
@@ -213,7 +215,7 @@ const guideContents = (current: string, sections: RenderedGuide['sections']) =>
  */
 function registerGuides(app: FastifyInstance, files: PackageFiles, styles: string): void {
   const send = (reply: FastifyReply, html: string) =>
-    reply.headers(htmlHeaders(GUIDES_CSP)).type('text/html; charset=utf-8').send(html);
+    reply.headers(htmlHeaders(reply.request, GUIDES_CSP)).type('text/html; charset=utf-8').send(html);
   const slugs = new Set(GUIDES.map((guide) => guide.slug));
   const index = guidePage({
     title: 'Guides',

@@ -1,2 +1,2 @@
-export { isLocalRequest, isLoopbackAddress, localOnly } from './local.js';
+export { isLocalRequest, localOnly } from './local.js';
 export { HEALTH_PATHS, type ReadinessCheck, registerHealth } from './routes.js';

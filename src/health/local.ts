@@ -1,13 +1,5 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { notFound } from '../http/index.js';
-
-/** Whether an address is this machine's loopback (IPv4, IPv6, or IPv4 mapped into IPv6). */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  return (
-    address !== undefined &&
-    (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
-  );
-}
+import { isLoopbackAddress, notFound } from '../http/index.js';
 
 /**
  * Headers a proxy adds to say it forwards a request, and for whom: RFC 7239's `Forwarded`, RFC 9110's `Via`,

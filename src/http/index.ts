@@ -24,4 +24,5 @@ export {
   toRoutePath,
 } from './routes.js';
 export { sendPrepared } from './send.js';
+export { isLoopbackAddress, overHttps, transportSecurity } from './transport.js';
 export { DESCRIBED_KEYWORDS, registerValidators } from './validation.js';
