@@ -1,51 +1,11 @@
 import { createAdminTokenManager } from '../admin/index.js';
-import { type Config, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import { AUDIT_PAGE } from '../contract/index.js';
 import { KeyInputError } from '../keys/index.js';
-import { type OptionSpec, parseOptions, UsageError } from './args.js';
+import { parseOptions, UsageError } from './args.js';
+import { ADMIN_TOKENS_OPTIONS, AUDIT_OPTIONS } from './commands.js';
 import { jsonLine, notRevoked, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
-
-export const ADMIN_TOKENS_USAGE = `Usage:
-  petstore admin-tokens create [--name NAME] [--json]
-  petstore admin-tokens list [--json]
-  petstore admin-tokens revoke <id>
-
-An admin token (ps_admin_…) authenticates software to the admin API under /admin/v1 (its document is at
-/admin/openapi.json). It is printed once, at creation: only its digest is stored. A revoked token is
-refused by every server within 5 seconds; revoke says so only once the token reads revoked after the change
-(else it fails with exit 1). Each change is audited.
-
-Reads:
-${settingsHelp(STORAGE_SETTINGS)}`;
-
-export const AUDIT_USAGE = `Usage:
-  petstore audit list [--target ID] [--after ID] [--limit N] [--json]
-
-Every change to API keys, admin tokens and custom domains, oldest first: when, who (an admin token id, cli,
-config or checker), what, to which id or domain, and what changed. Never a key or a token. One page at a
-time, as GET /admin/v1/audit: --limit 1 to ${AUDIT_PAGE.max} (default ${AUDIT_PAGE.default}), and --after the
-last id of the page before for the next.
-
-Reads:
-${settingsHelp(STORAGE_SETTINGS)}`;
-
-/** The options of each `admin-tokens` action: the grammar the parser uses and the docs are checked against. */
-export const ADMIN_TOKENS_OPTIONS = {
-  create: { name: { type: 'string' }, json: { type: 'boolean' } },
-  list: { json: { type: 'boolean' } },
-  revoke: {},
-} as const satisfies Record<string, OptionSpec>;
-
-/** The options of `audit`'s one action, `list`. */
-export const AUDIT_OPTIONS = {
-  list: {
-    target: { type: 'string' },
-    after: { type: 'string' },
-    limit: { type: 'string' },
-    json: { type: 'boolean' },
-  },
-} as const satisfies Record<string, OptionSpec>;
 
 /** `petstore admin-tokens …`: returns the exit code. */
 export async function adminTokensCommand(

@@ -1,23 +1,8 @@
-import { describeSettings, OPERATOR_SETTINGS, settingsHelp } from '../config/index.js';
+import { describeSettings } from '../config/index.js';
 import { printableUrl } from '../log/index.js';
-import { type OptionSpec, parseOptions, UsageError } from './args.js';
+import { parseOptions, UsageError } from './args.js';
+import { CONFIG_OPTIONS } from './commands.js';
 import { jsonLine, printable } from './output.js';
-
-export const CONFIG_USAGE = `Usage: petstore config [--json]
-
-Prints every setting in effect and where its value comes from: env (the environment), file (the
-PETSTORE_CONFIG file), default (the service's own), or unset. Passwords in URLs are shown as ***. An invalid
-configuration is refused as a start would refuse it, with every problem named. --json prints one object.
-
-Settings of the environment:
-${settingsHelp(OPERATOR_SETTINGS)}
-
-The PETSTORE_CONFIG file may set plans.free, plans.pro, plans.business, anonymous, admin (each
-{"perMinute", "perDay"}), ban.after, ban.durationSeconds, deprecation.deprecatedAt, deprecation.sunsetAt,
-deprecation.link and domains (see docs/configuration.md).`;
-
-/** The options of `petstore config`. */
-export const CONFIG_OPTIONS = { json: { type: 'boolean' } } as const satisfies OptionSpec;
 
 /** `petstore config`: prints the settings in effect; returns the exit code. */
 export function configCommand(args: string[], out: NodeJS.WritableStream): number {

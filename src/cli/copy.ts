@@ -1,28 +1,7 @@
 import { type CopyReport, copyDatabase, type StorageConfig } from '../storage/index.js';
-import { type OptionSpec, parseOptions, UsageError } from './args.js';
+import { parseOptions, UsageError } from './args.js';
+import { COPY_OPTIONS } from './commands.js';
 import { jsonLine } from './output.js';
-
-export const COPY_USAGE = `Usage: petstore copy --from <DATABASE_URL> --to <DATABASE_URL> [--json]
-
-Copies everything of one Pet Store database into another: API keys (hashes, plans, limits, scopes, expiry,
-rotation links), admin tokens and console sessions, categories, pets and orders with their ids, idempotency
-records, domains with their state, usage and the audit log. Either side may be sqlite:/path/file.db or
-postgres://user@host/db. Stop the servers first.
-
-The target is created and migrated if needed and must hold no data (a new SQLite file is readable by this
-user only, in a directory that must exist); the source must be at this release's schema (run 'petstore
-migrate' on it first). A SQLite source or target must hold exactly the tables, columns, indexes and
-triggers this release's migrations make, and no view: an object added, changed or missing is named in the
-refusal, before anything is written. Progress goes to stderr. The copy is one transaction on the target,
-committed only after every table's row count and SHA-256 checksum match the source's: a copy that fails
-leaves the target empty. Generated ids continue above the copied ones.`;
-
-/** The options of `petstore copy`. */
-export const COPY_OPTIONS = {
-  from: { type: 'string' },
-  to: { type: 'string' },
-  json: { type: 'boolean' },
-} as const satisfies OptionSpec;
 
 /** `petstore copy`: returns the exit code. `storageOf` turns a URL into the storage it names. */
 export async function copyCommand(

@@ -2,7 +2,7 @@ import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { CLI_ACTOR } from '../audit/index.js';
 import { systemClock } from '../clock/index.js';
-import { type Config, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import {
   checkDepsOf,
   createDomainManager,
@@ -17,65 +17,10 @@ import {
   verifyDomain,
   verifyWithRetries,
 } from '../domains/index.js';
-import { type OptionSpec, parseOptions, UsageError } from './args.js';
+import { parseOptions, UsageError } from './args.js';
+import { DOMAINS_OPTIONS } from './commands.js';
 import { jsonLine, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
-
-export const DOMAINS_USAGE = `Usage:
-  petstore domains add <domain> [--primary] [--redirect-to <domain> [--status 301]] [--json]
-  petstore domains list [--json]
-  petstore domains status <domain> [--json]
-  petstore domains verify <domain> [--target <dns target>] [--resolver host:port] [--ca letsencrypt.org]
-                          [--wait [seconds]] [--json]
-  petstore domains remove <domain>
-
-Custom domains of the published reference. add stores a domain as pending and prints the DNS records its
-owner adds: a CNAME to the DNS target (DOMAINS_TARGET; an apex needs ALIAS/ANAME instead) and a TXT record
-_petstore-challenge.<domain> holding a token (required with DOMAINS_REQUIRE_TXT=on). Every running server
-re-checks domains on a schedule (each minute at first, backing off to daily) and moves each through
-pending, verified (DNS right), active (a certificate is served; TLS_CHECK_ADDRESS), misconfigured (DNS moved
-away) and certificate_failed (no certificate 30 minutes after verification). status shows the state, why,
-and the fix; verify checks now (a new 30 minutes for the certificate), and for a domain not added, checks
-its DNS once and records nothing. remove stops serving it and issuing certificates for it on every server
-at once. --json prints the same object the admin API returns.
-Exit codes: 0 done (verify: verified or active), 1 not (or not found), 2 wrong arguments.
-
-Reads:
-${settingsHelp([
-  ...STORAGE_SETTINGS,
-  'DOMAINS_TARGET',
-  'DOMAINS_CA',
-  'DOMAINS_REQUIRE_TXT',
-  'DNS_RESOLVER',
-  'TLS_CHECK_ADDRESS',
-  'HOST',
-  'PETSTORE_PRODUCTION_URL',
-  'PETSTORE_STAGING_URL',
-])}`;
-
-/**
- * The options of each `domains` action: the grammar the parsers use and the docs are checked against.
- * verify's `--wait` takes an optional value, which parseOptions cannot express: takeWait reads it first,
- * and parseOptions gets the rest of verify's options (VERIFY_PARSED).
- */
-export const DOMAINS_OPTIONS = {
-  add: {
-    primary: { type: 'boolean' },
-    'redirect-to': { type: 'string' },
-    status: { type: 'string' },
-    json: { type: 'boolean' },
-  },
-  list: { json: { type: 'boolean' } },
-  status: { json: { type: 'boolean' } },
-  verify: {
-    target: { type: 'string' },
-    resolver: { type: 'string' },
-    ca: { type: 'string' },
-    wait: { type: 'string' },
-    json: { type: 'boolean' },
-  },
-  remove: { json: { type: 'boolean' } },
-} as const satisfies Record<string, OptionSpec>;
 
 const { wait: _wait, ...VERIFY_PARSED } = DOMAINS_OPTIONS.verify;
 

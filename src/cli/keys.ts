@@ -1,4 +1,4 @@
-import { type Config, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import { SCOPES, type Scope } from '../contract/index.js';
 import {
   type ApiKeyRecord,
@@ -15,56 +15,11 @@ import {
   type Plan,
 } from '../keys/index.js';
 import { limitsFor } from '../ratelimit/index.js';
-import { type OptionSpec, parseOptions, UsageError } from './args.js';
+import { parseOptions, UsageError } from './args.js';
+import { KEYS_OPTIONS } from './commands.js';
 import { parseDuration } from './duration.js';
 import { jsonLine, notRevoked, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
-
-export const KEYS_USAGE = `Usage:
-  petstore keys create --plan free|pro|business|enterprise [--name NAME]
-                       [--per-minute N --per-day N] [--scopes a,b]
-                       [--expires-in 30d | --expires-at 2027-01-31T00:00:00Z] [--json]
-  petstore keys list [--json]
-  petstore keys show <id> [--json]
-  petstore keys rotate <id> [--grace 24h] [--json]
-  petstore keys expire <id>
-  petstore keys revoke <id> [--yes]
-  petstore keys unban <id>
-
-Enterprise keys need both --per-minute and --per-day (a day at least a minute); other plans use their
-plan's limits. Scopes: ${SCOPES.join(', ')} (every one by default). Names are 1 to 100 characters
-without control or invisible characters. Durations are a whole number and s, m, h or d (0 for none).
-A key is printed once, when it is created or rotated: only its digest is stored. A rotated key keeps working
-for the grace period (default 0: it stops at once), then is refused; the two share one rate-limit budget.
-A key is rotated once. expire ends a key now (and a rotated key's grace with it); revoke refuses it for good,
-with every key rotated from it (whoever holds a leaked key may have rotated it to a key of their own): it
-names them and asks first, on a terminal, or takes --yes; without either it refuses, and changes nothing.
-It says Revoked only once each reads revoked after the change (else it fails with exit 1). To end only a
-rotated key's grace and keep its successor, expire it instead.
-The commands use the database a server made (DATABASE_URL) and never create one; each change is audited.
-
-Reads:
-${settingsHelp([...STORAGE_SETTINGS, 'PETSTORE_ENV'])}`;
-
-/** The options of each `keys` action: the grammar the parser uses and the docs are checked against. */
-export const KEYS_OPTIONS = {
-  create: {
-    plan: { type: 'string' },
-    name: { type: 'string' },
-    'per-minute': { type: 'string' },
-    'per-day': { type: 'string' },
-    scopes: { type: 'string' },
-    'expires-in': { type: 'string' },
-    'expires-at': { type: 'string' },
-    json: { type: 'boolean' },
-  },
-  list: { json: { type: 'boolean' } },
-  show: { json: { type: 'boolean' } },
-  rotate: { grace: { type: 'string' }, json: { type: 'boolean' } },
-  expire: {},
-  revoke: { yes: { type: 'boolean' } },
-  unban: {},
-} as const satisfies Record<string, OptionSpec>;
 
 type Action = keyof typeof KEYS_OPTIONS;
 

@@ -1,4 +1,4 @@
-import { type Config, packageFile, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
+import { type Config, packageFile } from '../config/index.js';
 import { API_VERSION } from '../contract/index.js';
 import {
   createStorage,
@@ -6,26 +6,8 @@ import {
   SCHEMA_VERSION,
   StorageNotFoundError,
 } from '../storage/index.js';
-import { type OptionSpec, parseOptions, UsageError } from './args.js';
-
-export const MIGRATE_USAGE = `Usage: petstore migrate [--check]
-
-Creates the database of DATABASE_URL if needed and brings its schema up to date, then exits (servers also
-bring the schema up to date at start; concurrent runs are safe). On PostgreSQL the database is created with
-CREATE DATABASE as the URL's user, connected to the server's postgres database; a user without that right
-gets the createdb command to run instead. A server never creates a PostgreSQL database, nor a SQLite file
-outside the data directory: migrate creates that file (readable by this user only), in a directory that
-must exist.
-
-  --check   Change nothing: say which schema the database is at and which releases made it, and exit 0
-            when it is up to date for this release (or newer and still served by it), 1 when a migration
-            is due or the database is missing.
-
-Reads:
-${settingsHelp(STORAGE_SETTINGS)}`;
-
-/** The options of `petstore migrate`. */
-export const MIGRATE_OPTIONS = { check: { type: 'boolean' } } as const satisfies OptionSpec;
+import { parseOptions, UsageError } from './args.js';
+import { MIGRATE_OPTIONS } from './commands.js';
 
 /** The releases of `releases.json`, shipped beside CHANGELOG.md. */
 interface Release {

@@ -3,9 +3,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { OptionSpec } from '../../src/cli/args.js';
-import { COMMANDS, grammarOf } from '../../src/cli/commands.js';
-import { KEYS_OPTIONS } from '../../src/cli/keys.js';
-import { MIGRATE_OPTIONS } from '../../src/cli/migrate.js';
+import { COMMANDS, grammarOf, KEYS_OPTIONS, MIGRATE_OPTIONS } from '../../src/cli/commands.js';
 import { runCli } from '../support/process.js';
 import { tempDir } from '../support/server.js';
 
