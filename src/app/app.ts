@@ -332,7 +332,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Last: the spans of the requests drained above are sent.
     await deps.tracing?.shutdown();
   });
+  try {
+    await registerRoutes(app, deps);
+  } catch (error) {
+    // A part that cannot start (a build without its browser parts, say): release the storage, Redis and
+    // timers, or their handles keep the process alive after it said why.
+    await app.close();
+    throw error;
+  }
+  return app;
+}
 
+/** Every route: the API's and the admin API's operations, the references, the console and the health checks. */
+async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { config, storage, clock, metrics } = deps;
   const keys = createKeyManager({ apiKeys: storage.apiKeys, env: config.env, clock });
   const { handlers, watching } = operationHandlers(deps, createIdempotentCreates({ storage, clock }), keys);
   await watching;
@@ -384,5 +397,4 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   registerConsole(app, { version: API_VERSION });
   registerHealth(app, { checks: readinessChecks(deps), metrics });
-  return app;
 }

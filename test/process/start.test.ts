@@ -1,13 +1,27 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { createTestRedisPrefix, REDIS_URL } from '../support/backends.js';
 import { runCli, spawnServer } from '../support/process.js';
 import { within } from '../support/raw-http.js';
 import { request, tempDir } from '../support/server.js';
+
+/** The checkout: dist/test/process/ is three levels below it. */
+const PACKAGE = fileURLToPath(new URL('../../../', import.meta.url));
 
 test('a port already in use ends `petstore serve` with exit 1, even with Redis connected', async (t) => {
   const { dir, remove } = tempDir('petstore-start-');
@@ -63,6 +77,40 @@ test('a HOST that is not this machine ends `petstore serve` with exit 1 naming H
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, expected);
   }
+});
+
+test('a build without its browser parts ends `petstore serve` with exit 1 saying so, even with Redis connected', async (t) => {
+  // A copy of the package's server alone: its compiled code and package.json, this checkout's packages, and
+  // no dist/reference or dist/console, as after a `tsc` without `npm run build`.
+  const { dir, remove } = tempDir('petstore-unbuilt-');
+  const redis = createTestRedisPrefix();
+  t.after(async () => {
+    await redis.clear();
+    remove();
+  });
+  const root = path.join(dir, 'package');
+  cpSync(path.join(PACKAGE, 'dist', 'src'), path.join(root, 'dist', 'src'), { recursive: true });
+  cpSync(path.join(PACKAGE, 'package.json'), path.join(root, 'package.json'));
+  symlinkSync(path.join(PACKAGE, 'node_modules'), path.join(root, 'node_modules'));
+  const data = path.join(dir, 'data');
+  mkdirSync(data);
+  const env = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PETSTORE_DATA_DIR: data,
+    REDIS_URL,
+    REDIS_PREFIX: redis.prefix,
+  };
+  // Killed at 60 s: before the fix it said why, then stayed up on its Redis client and its timers.
+  const result = await runCli(['serve'], env, {
+    cli: path.join(root, 'dist', 'src', 'cli', 'main.js'),
+    timeoutMs: 60_000,
+  });
+  assert.equal(result.code, 1, `exit ${result.code}: ${result.stderr}`);
+  assert.match(
+    result.stderr,
+    /^petstore: dist\/(reference|console)\/[\w.-]+ is missing: run npm run build\n$/,
+  );
 });
 
 describe('a SQLite DATABASE_URL that names no database does not start an empty one', () => {
