@@ -163,6 +163,9 @@ describe('two instances through PostgreSQL and Redis failures', () => {
 
   test('Redis killed and restarted: open serves, closed answers 503, never another 5xx; limits exact again after', async () => {
     const [open, closed] = servers as [ServerProcess, ServerProcess];
+    // Only what each instance says from the kill on: under load an earlier Redis answer can come late
+    // enough to be called unreachable for a moment, which is a line of its own and not this outage's.
+    const before = servers.map((server) => server.output.length);
     await redis.kill();
     try {
       for (let i = 0; i < 10; i += 1) {
@@ -174,15 +177,16 @@ describe('two instances through PostgreSQL and Redis failures', () => {
     } finally {
       await redis.start();
     }
-    for (const server of servers) {
+    for (const [index, server] of servers.entries()) {
+      const since = before[index] ?? 0;
       // Its next request that reaches Redis says it is back.
       await eventually('the instance says Redis is back', async () => {
         await request(`${server.url}/v1/categories`, { headers: auth() });
-        return server.output.some(
-          (line) => line.includes('"dependency":"Redis"') && line.includes('reachable again'),
-        );
+        return server.output
+          .slice(since)
+          .some((line) => line.includes('"dependency":"Redis"') && line.includes('reachable again'));
       });
-      const said = server.output.filter((line) => line.includes('"dependency":"Redis"'));
+      const said = server.output.slice(since).filter((line) => line.includes('"dependency":"Redis"'));
       assert.equal(said.length, 2, said.join('\n'));
       assert.match(
         said[0] ?? '',
