@@ -26,7 +26,8 @@ interface Release {
 /**
  * The release before this one, built from its commit in releases.json: its source from git (`git archive`),
  * compiled with this checkout's TypeScript against this checkout's node_modules (the same dependencies it
- * locked, give or take what came since), so nothing is downloaded. Answers its CLI.
+ * locked, give or take what came since), so nothing is downloaded, beside this checkout's browser parts.
+ * Answers its CLI.
  */
 function buildPrevious(into: string): { release: Release; cli: string } {
   const { releases } = JSON.parse(readFileSync(path.join(ROOT, 'releases.json'), 'utf8')) as {
@@ -46,6 +47,11 @@ function buildPrevious(into: string): { release: Release; cli: string } {
       cwd: into,
     },
   );
+  // Its server refuses to start without its browser parts; the upgrade is of the API and the database, so it
+  // serves this checkout's built ones (bundling its own would type-check old code against new packages).
+  for (const part of ['console', 'reference']) {
+    symlinkSync(path.join(ROOT, 'dist', part), path.join(into, 'dist', part));
+  }
   return { release, cli: path.join(into, 'dist', 'src', 'cli', 'main.js') };
 }
 
