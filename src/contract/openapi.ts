@@ -7,7 +7,7 @@ import { VERSIONING_POLICY } from './policy.js';
 import { DEFAULT_PAGE_LIMIT, PAGE_LIMIT_MAX } from './schemas.js';
 
 /** The version of the API description (spec section 9). */
-export const API_VERSION = '1.3.0';
+export const API_VERSION = '1.4.0';
 
 export interface DocumentOptions {
   /** The public base URLs the operator configured, each ending in `/v1`. */

@@ -44,7 +44,7 @@ describe('the OpenAPI document is the contract', () => {
   test('version, servers and security scheme', () => {
     assert.equal(document.openapi, '3.1.0');
     // The spec's 1.0.0 was the first release; the changelog's newest is served (test/contract/versioning.test.ts).
-    assert.equal(document.info.version, '1.3.0');
+    assert.equal(document.info.version, '1.4.0');
     assert.deepEqual(
       document.servers.map((entry) => entry.url),
       ['https://api.example.test/v1', 'https://staging.example.test/v1'],
