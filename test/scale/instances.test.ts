@@ -10,6 +10,8 @@ import { getStatus, request } from '../support/server.js';
 
 const CLIENTS_PER_INSTANCE = 200;
 const TRIALS = 20;
+/** Trials that may be run again because an instance timed out on Redis meanwhile (see below). */
+const SPARE_TRIALS = 5;
 
 describe('several instances behave as one', () => {
   // Enough sockets for every client at once: the point is concurrency at the instances, not in the client.
@@ -47,7 +49,8 @@ describe('several instances behave as one', () => {
       const fleetEnv = await startFleet([...offsets]);
       t.after(() => fleetEnv.stop());
       // A key per trial, so no trial sees another's counts; created before, so every instance knows them.
-      for (let i = 0; i < TRIALS; i += 1) {
+      // Spares for trials that do not count (below).
+      for (let i = 0; i < TRIALS + SPARE_TRIALS; i += 1) {
         keys.push(
           (
             await createKey(
@@ -66,13 +69,25 @@ describe('several instances behave as one', () => {
       // counts stay untouched for the trials).
       await awaitKeyEverywhere(fleetEnv.servers, (await createKey(fleetEnv.env, '--plan', 'pro')).key);
       const results: number[] = [];
+      const disturbed: number[] = [];
       for (const key of keys) {
+        if (results.length === TRIALS) break;
         // A trial must fall in one window of Redis's clock; fixed windows admit 100 per window.
         await awaitMinuteRoom(redis, 5_000);
+        const said = fleetEnv.servers.map((server) => server.output.length);
         const { ok, statuses } = await admitted(fleetEnv.servers, key);
         assert.deepEqual([...statuses].sort(), [200, 429]);
-        results.push(ok);
+        // On a machine loaded past its cores, an instance's event loop can stall past Redis's 500 ms
+        // command timeout: it then serves on its own limits (RATE_LIMIT_FAIL=open), says so, and admits more
+        // than 100, as it should. Such a trial tests the outage, not the limit: it is run again on a spare.
+        const outage = fleetEnv.servers.some((server, index) =>
+          server.output.slice(said[index]).some((line) => line.includes('"dependency":"Redis"')),
+        );
+        if (outage) disturbed.push(ok);
+        else results.push(ok);
       }
+      if (disturbed.length > 0)
+        t.diagnostic(`trials during a Redis timeout, not counted: ${disturbed.join(' ')}`);
       t.diagnostic(`admitted per trial: ${results.join(' ')}`);
       assert.deepEqual(results, Array(TRIALS).fill(100));
     });
