@@ -5,6 +5,7 @@ import {
   type KeyUsageHistory,
   OPERATIONS,
   type OperationId,
+  type OwnRequestQuery,
   type UsageDay,
 } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
@@ -16,6 +17,7 @@ import {
   KeyRevokedError,
   KeyRotatedError,
 } from '../keys/index.js';
+import { filterOf, ownView, type RequestLog, requestLogOff, sendPage } from '../request-log/index.js';
 import { dayOf, type UsageRecorder, type UsageRepository, usageSeries } from '../usage/index.js';
 import type { DeprecationPolicy } from '../versioning/index.js';
 
@@ -46,7 +48,7 @@ async function checked<T>(work: () => Promise<T>): Promise<T> {
  * The calling key's own operations, which reach no other key: `GET /v1/key` (the key, its windows as the
  * rate limiter just looked at them, counting nothing, its last 7 days of use, stored plus what this instance
  * has not flushed yet, and its calls of deprecated operations with their sunset dates), `GET /v1/key/usage`
- * (by hour and by day), and rotating or revoking it, audited as changes made by the key itself.
+ * (by hour and by day), `GET /v1/key/requests` (its rows of the request log), and rotating or revoking it, audited as changes made by the key itself.
  */
 export function createAccountHandlers(deps: {
   usage: UsageRepository;
@@ -54,9 +56,11 @@ export function createAccountHandlers(deps: {
   keys: KeyManager;
   authenticator: Authenticator;
   deprecation: DeprecationPolicy;
+  /** The request log; undefined when it is off. */
+  requestLog: RequestLog | undefined;
   clock: Clock;
-}): Pick<OperationHandlers, 'getKey' | 'getKeyUsage' | 'rotateKey' | 'revokeKey'> {
-  const { usage, recorder, keys, authenticator, deprecation, clock } = deps;
+}): Pick<OperationHandlers, 'getKey' | 'getKeyUsage' | 'listKeyRequests' | 'rotateKey' | 'revokeKey'> {
+  const { usage, recorder, keys, authenticator, deprecation, requestLog, clock } = deps;
   /** The calling key: the stages before the handlers set it for every request that reaches one. */
   const callerOf = (request: { apiKey: KeyRecordLike | null }) => {
     if (request.apiKey === null) throw new Error('an operation of the calling key reached without a key');
@@ -164,6 +168,11 @@ export function createAccountHandlers(deps: {
         throw new Error(`usage series: ${hours} ${days}`);
       const history: KeyUsageHistory = { hours: hours.buckets, days: days.buckets };
       return reply.send(history);
+    },
+    async listKeyRequests(request, reply) {
+      if (requestLog === undefined) throw requestLogOff();
+      const query = request.query as OwnRequestQuery;
+      return sendPage(request, reply, requestLog, filterOf(query, callerOf(request).id), query, ownView);
     },
     async rotateKey(request, reply) {
       const key = callerOf(request);

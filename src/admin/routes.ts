@@ -8,6 +8,7 @@ import {
   type KeyUsageQuery,
   type NewApiKey,
   type NewDomain,
+  type RequestQuery,
   type Rotation,
   type SessionStart,
   USAGE_SPAN,
@@ -27,6 +28,14 @@ import {
   keyView,
 } from '../keys/index.js';
 import { limitsFor, type RateLimitPolicy } from '../ratelimit/index.js';
+import {
+  filterOf,
+  operatorView,
+  type RequestLog,
+  requestLogOff,
+  sendExport,
+  sendPage,
+} from '../request-log/index.js';
 import { type UsageRecorder, type UsageRepository, usageSeries } from '../usage/index.js';
 import type { AdminAuthenticator } from './authenticator.js';
 import { clearSessionCookie, sessionTransportAllowed, setSessionCookie } from './cookie.js';
@@ -98,9 +107,23 @@ export function createAdminHandlers(deps: {
   tokens: AdminAuthenticator;
   /** Every admin token, revoked ones too: the audit names its actors. */
   adminTokens: Pick<AdminTokenRepository, 'list'>;
+  /** The request log; undefined when it is off. */
+  requestLog: RequestLog | undefined;
   clock: Clock;
 }): Record<AdminOperationId, OperationHandler> {
-  const { keys, domains, audit, sessions, usage, recorder, rateLimit, clock, tokens, adminTokens } = deps;
+  const {
+    keys,
+    domains,
+    audit,
+    sessions,
+    usage,
+    recorder,
+    rateLimit,
+    clock,
+    tokens,
+    adminTokens,
+    requestLog,
+  } = deps;
   /** The token a sign-in sent in its body, as the admin hook would know it from `Authorization`. */
   async function tokenOfBody(body: SessionStart | undefined): Promise<AdminTokenRecord> {
     if (body?.token === undefined) throw signInWithToken();
@@ -208,6 +231,24 @@ export function createAdminHandlers(deps: {
       // so every token actor has one.
       const names = new Map((await adminTokens.list()).map((token) => [token.id, token.name]));
       return reply.send(events.map((event) => ({ ...event, actorName: names.get(event.actor) ?? null })));
+    },
+    async listRequests(request, reply) {
+      if (requestLog === undefined) throw requestLogOff();
+      const query = request.query as RequestQuery;
+      const filter = filterOf(query);
+      if (query.format === 'ndjson' || query.format === 'csv') {
+        return sendExport(reply, requestLog, filter, query.format, clock.now());
+      }
+      return sendPage(request, reply, requestLog, filter, query, operatorView);
+    },
+    async getRequest(request, reply) {
+      if (requestLog === undefined) throw requestLogOff();
+      const { requestId } = request.params as { requestId: string };
+      const [found] = await requestLog.list({ requestId, limit: 1 });
+      if (found === undefined) {
+        throw new ApiError('not_found', `No request of the kept days has the id ${requestId}`);
+      }
+      return reply.send(operatorView(found));
     },
     async startSession(request, reply) {
       if (request.adminSession !== null) throw signInWithToken();

@@ -68,6 +68,7 @@ import { type Metrics, registerRequestMetrics } from '../metrics/index.js';
 import { createOrderHandlers } from '../orders/index.js';
 import { createPetHandlers } from '../pets/index.js';
 import { type Decision, type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
+import { type RequestLog, registerRequestLog } from '../request-log/index.js';
 import type { Storage } from '../storage/index.js';
 import type { Tracing } from '../tracing/index.js';
 import { registerUsage, type UsageRecorder } from '../usage/index.js';
@@ -93,6 +94,8 @@ export interface AppDeps {
   tracing: Tracing | undefined;
   /** The custom domains: served from memory, re-checked on their schedule; closed by the app. */
   domains: Domains;
+  /** A row per answered request (`REQUEST_LOG`); undefined when off. Started by the caller; stopped by the app. */
+  requestLog: RequestLog | undefined;
 }
 
 /**
@@ -132,6 +135,11 @@ const API_STAGES: readonly Stage<OperationHandlers>[] = [
   {
     does: 'identifies the caller by its API key, or marks why it has none',
     register: (scope, { authenticator, clock }) => identifyCaller(scope, { authenticator, clock }),
+  },
+  {
+    does: 'keeps a row of every answer in the request log, once it is sent',
+    register: (scope, { requestLog, clock }) =>
+      requestLog === undefined ? undefined : registerRequestLog(scope, { log: requestLog, clock }),
   },
   {
     does: "counts every answer against the key that asked, by outcome, once it is sent (the key's usage)",
@@ -186,6 +194,11 @@ const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[]
   {
     does: 'identifies the admin token, sent or of a console session, or marks why there is none',
     register: (scope, { adminAuthenticator, sessions }) => identifyAdmin(scope, adminAuthenticator, sessions),
+  },
+  {
+    does: 'keeps a row of every answer in the request log, once it is sent',
+    register: (scope, { requestLog, clock }) =>
+      requestLog === undefined ? undefined : registerRequestLog(scope, { log: requestLog, clock }),
   },
   {
     does: 'counts the request, by token or by address for strangers, and puts the rate-limit headers on',
@@ -265,6 +278,7 @@ function operationHandlers(deps: AppDeps, creates: IdempotentCreates, keys: KeyM
       keys,
       authenticator,
       deprecation: config.deprecation,
+      requestLog: deps.requestLog,
       clock,
     }),
   };
@@ -325,8 +339,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await deps.domains.close();
     authenticator.stop();
     deps.adminAuthenticator.stop();
-    // Counted usage reaches storage before it closes.
+    // Counted usage reaches storage before it closes, and the request log's rows their store.
     await deps.recorder.stop();
+    await deps.requestLog?.stop();
     await limiter.close();
     await storage.close();
     // Last: the spans of the requests drained above are sent.
@@ -366,6 +381,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
     rateLimit: config.rateLimit,
     tokens: deps.adminAuthenticator,
     adminTokens: storage.adminTokens,
+    requestLog: deps.requestLog,
     clock,
   });
   await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers, sessions });

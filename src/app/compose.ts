@@ -6,6 +6,7 @@ import { createAuthenticator } from '../keys/index.js';
 import { createOutageLog, type Logger, printableUrl, warnUnlessOutage } from '../log/index.js';
 import { createMetrics, type Metrics, timed } from '../metrics/index.js';
 import { createRateLimiter, createRateLimitStore, type RateLimitStore } from '../ratelimit/index.js';
+import { createRequestLog, openRequestLogStore, type RequestLog } from '../request-log/index.js';
 import { createStorage, type Storage } from '../storage/index.js';
 import { createTracing, type Tracing } from '../tracing/index.js';
 import { createUsageRecorder } from '../usage/index.js';
@@ -59,6 +60,23 @@ function timedStorage(storage: Storage, metrics: Metrics, tracing: Tracing | und
   return outer;
 }
 
+/** The request log, started, where the configuration keeps it; undefined when `REQUEST_LOG=off`. */
+async function openRequestLog(
+  config: Config,
+  deps: { clock: Clock; logger: Logger; metrics: Metrics },
+): Promise<RequestLog | undefined> {
+  if (config.requestLog === undefined) return undefined;
+  const { metrics } = deps;
+  const log = createRequestLog({
+    store: await openRequestLogStore(config.storage),
+    ...deps,
+    ...config.requestLog,
+    counted: (outcome, rows) => metrics.requestLogRows.inc({ outcome }, rows),
+  });
+  log.start();
+  return log;
+}
+
 /** The composition root: builds every dependency of the app once, from the configuration. */
 export async function composeApp(
   config: Config,
@@ -89,6 +107,7 @@ export async function composeApp(
     throw error;
   }
   if (storage.poolStats !== undefined) metrics.watchPool(storage.poolStats);
+  let requestLog: RequestLog | undefined;
   const store =
     options.rateLimitStore ?? createRateLimitStore(config.rateLimitStore, { logger, metrics, tracing });
   try {
@@ -123,6 +142,7 @@ export async function composeApp(
     await adminAuthenticator.start();
     const recorder = createUsageRecorder({ usage: storage.usage, clock, logger });
     recorder.start();
+    requestLog = await openRequestLog(config, { clock, logger, metrics });
     const domains = await startDomains({
       repository: storage.domains,
       watch: (notify) => storage.watchDomains(notify),
@@ -145,8 +165,10 @@ export async function composeApp(
       metrics,
       tracing,
       domains,
+      requestLog,
     };
   } catch (error) {
+    await requestLog?.stop();
     await store.close();
     await storage.close();
     await tracing?.shutdown();

@@ -3,6 +3,7 @@ import type {
   KeyInfo,
   KeyRotation,
   KeyUsageHistory,
+  LoggedRequest,
   NewCategory,
   NewOrder,
   NewPet,
@@ -10,6 +11,7 @@ import type {
   OperationId,
   Order,
   OrderQuery,
+  OwnRequestQuery,
   Pet,
   PetQuery,
   RevokedKey,
@@ -126,6 +128,12 @@ export interface Operations {
    */
   getKeyUsage(options?: RequestOptions): Promise<KeyUsageHistory>;
   /**
+   * The calling key's own requests from the request log, newest first, one page (beta): filter by status
+   * (`404` or `4xx`), error code, route, method, time or request id. It spends no quota.
+   * @example const failed = await client.listKeyRequests({ status: '5xx' }); console.log(failed[0]?.requestId);
+   */
+  listKeyRequests(query?: OwnRequestQuery, options?: RequestOptions): Promise<LoggedRequest[]>;
+  /**
    * Rotates the calling key (beta): answers its successor with the new key, shown once. The client's key
    * works for the grace period; make a new client with the successor's key. A retry whose first attempt
    * went through is 409 `key_rotated` naming the successor.
@@ -159,6 +167,7 @@ const ROUTES = {
   placeOrder: { method: 'POST', path: '/store/orders' },
   getKey: { method: 'GET', path: '/key' },
   getKeyUsage: { method: 'GET', path: '/key/usage' },
+  listKeyRequests: { method: 'GET', path: '/key/requests' },
   rotateKey: { method: 'POST', path: '/key/rotate' },
   revokeKey: { method: 'POST', path: '/key/revoke' },
 } as const satisfies { [Id in OperationId]: ContractRoute<Id> };
@@ -229,6 +238,7 @@ export function createClient(options: ClientOptions): PetstoreClient {
     placeOrder,
     getKey,
     getKeyUsage,
+    listKeyRequests,
     rotateKey,
     revokeKey,
   } = ROUTES;
@@ -252,6 +262,8 @@ export function createClient(options: ClientOptions): PetstoreClient {
     placeOrder: (order, postOptions) => send(settings, { ...placeOrder, body: order, options: postOptions }),
     getKey: (requestOptions) => send(settings, { ...getKey, options: requestOptions }),
     getKeyUsage: (requestOptions) => send(settings, { ...getKeyUsage, options: requestOptions }),
+    listKeyRequests: (query, requestOptions) =>
+      send(settings, { ...listKeyRequests, query: query ?? {}, options: requestOptions }),
     rotateKey: (rotation, postOptions) =>
       send(settings, { ...rotateKey, body: rotation ?? {}, options: postOptions }),
     revokeKey: (postOptions) => send(settings, { ...revokeKey, options: postOptions }),

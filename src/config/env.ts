@@ -85,6 +85,20 @@ export const EnvSchema = Type.Object({
     default: 'on',
     description: 'on or off',
   }),
+  REQUEST_LOG: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description: 'on or off',
+  }),
+  REQUEST_LOG_DAYS: Type.String({
+    pattern: '^([1-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$',
+    default: '7',
+    description: 'the whole days the request log keeps before today, 1 to 366',
+  }),
+  REQUEST_LOG_MAX_MB: Type.String({
+    pattern: '^[1-9]\\d{0,6}$',
+    default: '1024',
+    description: "the most megabytes of the request log's SQLite file, 1 to 9999999",
+  }),
   OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
     Type.String({
       pattern: '^https?://[^\\s]+$',

@@ -52,6 +52,11 @@ export interface Config {
   logLevel: string;
   /** One JSON line per request through the logger (`ACCESS_LOG`, on by default). */
   accessLog: boolean;
+  /**
+   * A row per answered request of `/v1` and `/admin/v1`, to search (`REQUEST_LOG`, on by default): undefined
+   * when off. Kept `days` whole days before today and, on SQLite, at most `maxBytes`.
+   */
+  requestLog: { days: number; maxBytes: number } | undefined;
   /** The origins browsers may call the API from: `*`, a list, or none (no CORS headers at all). */
   corsOrigins: '*' | readonly string[];
   /** Where spans are exported over OTLP/HTTP; undefined (no OTLP endpoint set) turns tracing off. */
@@ -169,6 +174,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     publicUrls,
     logLevel: env.LOG_LEVEL,
     accessLog: env.ACCESS_LOG === 'on',
+    requestLog:
+      env.REQUEST_LOG === 'on'
+        ? { days: Number(env.REQUEST_LOG_DAYS), maxBytes: Number(env.REQUEST_LOG_MAX_MB) * 1024 * 1024 }
+        : undefined,
     corsOrigins:
       env.CORS_ORIGINS === undefined
         ? []

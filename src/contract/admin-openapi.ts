@@ -75,6 +75,12 @@ or a token.`,
       },
       { name: 'Usage', description: 'Answers by outcome over time, and the most used keys of a day.' },
       {
+        name: 'Requests',
+        description: `The request log: a row per answered request of \`/v1\` and \`/admin/v1\`, kept \`REQUEST_LOG_DAYS\`
+whole days (7 by default), searchable by key, status, error code, route, method, time, request id and client
+address, exported as NDJSON or CSV; never a credential. See the guide, Request log.`,
+      },
+      {
         name: 'Domains',
         description: `The custom domains of the published reference.
 

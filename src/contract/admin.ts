@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { stringEnum } from './enum.js';
 import { DATE_TIME_PATTERN, KeyId, PlanSchema, ScopesSchema } from './keys.js';
 import type { Operation } from './operations.js';
+import { AdminLoggedRequest, RequestParams, RequestQuery } from './requests.js';
 import { ErrorSchema, NoQuery } from './schemas.js';
 
 /** The admin API's base path: outside `/v1`, versioned on its own. */
@@ -484,6 +485,7 @@ export const ADMIN_SCHEMAS = {
   Domain,
   DomainSettings,
   DomainRemoval,
+  AdminLoggedRequest,
   Error: ErrorSchema,
 } satisfies Record<string, TSchema>;
 export type AdminSchemaName = keyof typeof ADMIN_SCHEMAS;
@@ -492,6 +494,8 @@ export const ADMIN_PARAMETER_SCHEMAS = {
   KeyParams,
   DomainParams,
   AuditQuery,
+  RequestQuery,
+  RequestParams,
   UsageQuery,
   KeyUsageQuery,
   NoQuery,
@@ -613,6 +617,38 @@ export const ADMIN_OPERATIONS = [
     query: 'AuditQuery',
     success: { status: 200, description: 'The events.', schema: 'AuditEvent', array: true },
     errors: [400],
+  },
+  {
+    operationId: 'listRequests',
+    method: 'GET',
+    path: '/requests',
+    tag: 'Requests',
+    summary: 'Search the request log',
+    description:
+      'Every answered request of `/v1` and `/admin/v1`, newest first (docs/request-log.md): filter by key, ' +
+      'status (`404` or `4xx`), error code, route, method, time, request id and client address; page with ' +
+      'the `Link` header’s `cursor`, which stays put while new requests arrive. `format=ndjson` or ' +
+      '`format=csv` streams every row of the filter instead of a page. A request shows once answered (on ' +
+      'another instance within 2 seconds), for `REQUEST_LOG_DAYS` whole days. 404 `not_found` when the ' +
+      'request log is off (`REQUEST_LOG=off`).',
+    query: 'RequestQuery',
+    paged: true,
+    exported: true,
+    success: { status: 200, description: 'The requests.', schema: 'AdminLoggedRequest', array: true },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'getRequest',
+    method: 'GET',
+    path: '/requests/{requestId}',
+    tag: 'Requests',
+    summary: 'Show a logged request',
+    description:
+      'The request of an `X-Request-Id`, as a customer quotes it from an Error body: the newest, should a ' +
+      'client have sent the same id twice. 404 when no request of the kept days has it.',
+    params: 'RequestParams',
+    success: { status: 200, description: 'The request.', schema: 'AdminLoggedRequest' },
+    errors: [400, 404],
   },
   {
     operationId: 'startSession',

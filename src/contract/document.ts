@@ -154,7 +154,19 @@ export function operationObject(operation: Operation, parts: DocumentParts): Jso
     [operation.success.status]: {
       description: operation.success.description,
       headers: successHeaders,
-      content: { 'application/json': { schema: successSchema } },
+      content: {
+        'application/json': { schema: successSchema },
+        ...(operation.exported
+          ? {
+              'application/x-ndjson': {
+                schema: { type: 'string', description: 'One JSON object per line, as the items above.' },
+              },
+              'text/csv': {
+                schema: { type: 'string', description: 'A header row, then a row per item (RFC 4180).' },
+              },
+            }
+          : {}),
+      },
     },
   };
   if (operation.conditional) responses['304'] = ref('responses', 'NotModified');

@@ -35,6 +35,13 @@ export {
 export { API_VERSION, buildOpenApiDocument } from './openapi.js';
 export { OPERATIONS, type Operation, type OperationId } from './operations.js';
 export {
+  type AdminLoggedRequest,
+  type LoggedRequest,
+  type OwnRequestQuery,
+  REQUESTS_PAGE,
+  type RequestQuery,
+} from './requests.js';
+export {
   Category,
   type CategoryQuery,
   DEFAULT_PAGE_LIMIT,

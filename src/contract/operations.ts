@@ -35,8 +35,10 @@ export interface Operation<S extends string = string, P extends string = string>
   success: { status: 200 | 201; description: string; schema: S; array?: boolean };
   /** The list supports `If-None-Match` and answers 304 with its `ETag`. */
   conditional?: boolean;
-  /** The list pages on `limit` and `after`, with `Link: <…>; rel="next"` while more remain. */
+  /** The list pages on `limit` and `after` (or a `cursor`), with `Link: <…>; rel="next"` while more remain. */
   paged?: true;
+  /** The list is also exported whole with `format=ndjson` or `format=csv`, streamed. */
+  exported?: true;
   /** Error answers beyond those every operation can give (401, 429, 500, 503). */
   errors: readonly ErrorStatus[];
 }
@@ -203,6 +205,31 @@ export const OPERATIONS = [
     countsAgainstQuota: false,
     success: { status: 200, description: 'The calling key’s usage.', schema: 'KeyUsageHistory' },
     errors: [],
+  },
+  {
+    operationId: 'listKeyRequests',
+    method: 'GET',
+    path: '/key/requests',
+    tag: 'Keys',
+    summary: 'List the calling API key’s requests',
+    description:
+      'The calling key’s own requests from the request log, newest first: each with its request id, status, ' +
+      'error code and message, duration and what was left of the minute window. Filter by status (`404` or ' +
+      '`4xx`), error code, route, method, time and request id; page with the `Link` header’s `cursor`, which ' +
+      'stays put while new requests arrive. A request shows here once answered (on another instance within ' +
+      '2 seconds), and for `REQUEST_LOG_DAYS` whole days (7 by default). Like `GET /v1/key`, it needs no scope ' +
+      'and counts against no limit. 404 `not_found` when the operator turned the request log off.',
+    stability: 'beta',
+    countsAgainstQuota: false,
+    query: 'OwnRequestQuery',
+    paged: true,
+    success: {
+      status: 200,
+      description: 'The calling key’s requests.',
+      schema: 'LoggedRequest',
+      array: true,
+    },
+    errors: [400, 404],
   },
   {
     operationId: 'rotateKey',

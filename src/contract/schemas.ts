@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { ERROR_CODES } from '../errors/index.js';
 import { stringEnum } from './enum.js';
 import { KeyInfo, KeyRotation, KeyUsageHistory, RevokedKey, RotatedKey } from './keys.js';
+import { LoggedRequest, OwnRequestQuery } from './requests.js';
 
 /** Category name: 1 to 100 characters, not whitespace only (DESIGN.md section 3). */
 export const NAME_MAX = 100;
@@ -193,6 +194,7 @@ export const SCHEMAS = {
   KeyRotation,
   RotatedKey,
   RevokedKey,
+  LoggedRequest,
   Error: ErrorSchema,
 } satisfies Record<string, TSchema>;
 export type SchemaName = keyof typeof SCHEMAS;
@@ -201,10 +203,14 @@ export type SchemaName = keyof typeof SCHEMAS;
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 /** Schemas of query strings and path parameters, inlined as parameters in the document. */
-export const PARAMETER_SCHEMAS = { CategoryQuery, PetQuery, PetParams, OrderQuery, NoQuery } satisfies Record<
-  string,
-  TSchema
->;
+export const PARAMETER_SCHEMAS = {
+  CategoryQuery,
+  PetQuery,
+  PetParams,
+  OrderQuery,
+  OwnRequestQuery,
+  NoQuery,
+} satisfies Record<string, TSchema>;
 export type ParameterSchemaName = keyof typeof PARAMETER_SCHEMAS;
 
 export type NewCategory = Static<typeof NewCategory>;

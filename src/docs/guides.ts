@@ -74,6 +74,13 @@ export const GUIDES: readonly Guide[] = [
     part: 'running',
   },
   {
+    slug: 'request-log',
+    title: 'Request log',
+    summary:
+      'Every request findable by its id, key, status or time: what is kept, for how long, at what cost.',
+    part: 'running',
+  },
+  {
     slug: 'upgrades-and-backups',
     title: 'Upgrades and backups',
     summary: 'Rolling upgrades under the migration policy; backups and restores on either backend.',

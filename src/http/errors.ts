@@ -9,6 +9,13 @@ import { BODY_LIMIT } from './json-body.js';
 import { newRequestId } from './request-id.js';
 import { describeValidationError } from './validation.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The code and message of the Error body the request was answered with; null for any other answer. */
+    errorAnswer: { code: ErrorCode; message: string } | null;
+  }
+}
+
 /** Fastify's own errors that are the client's fault, mapped to our codes. */
 const FRAMEWORK_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
@@ -37,6 +44,7 @@ export function sendError(
   message: string,
   headers: Readonly<Record<string, string>> = {},
 ): FastifyReply {
+  request.errorAnswer = { code, message };
   return reply
     .code(ERROR_STATUS[code])
     .headers(headers)
@@ -136,6 +144,7 @@ export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyR
 
 /** Registers the error handler and the 404 answer for every unknown path. */
 export function registerErrorHandling(app: FastifyInstance): void {
+  app.decorateRequest('errorAnswer', null);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(notFound);
 }

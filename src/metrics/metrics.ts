@@ -19,6 +19,8 @@ export interface Metrics {
   storageCalls: Histogram<'call'>;
   redisCalls: Histogram<'call'>;
   keyReloads: Counter;
+  /** Rows of the request log written, and those dropped because its writer fell behind (never a request held). */
+  requestLogRows: Counter<'outcome'>;
   /** Shows a connection pool in the pool gauges (PostgreSQL), read at each scrape. */
   watchPool(stats: () => PoolStats): void;
   /** Shows the custom domains per state in `petstore_domains`, read at each scrape. */
@@ -109,6 +111,12 @@ export function createMetrics(): Metrics {
     keyReloads: new Counter({
       name: 'petstore_key_reloads_total',
       help: 'Rereads of the API keys after their stored version moved.',
+      registers,
+    }),
+    requestLogRows: new Counter({
+      name: 'petstore_request_log_rows_total',
+      help: 'Rows of the request log: written, or dropped because its writer fell behind or failed.',
+      labelNames: ['outcome'] as const,
       registers,
     }),
     watchPool(stats) {

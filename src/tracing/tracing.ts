@@ -14,7 +14,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { onAnswer, routeTemplate } from '../http/index.js';
-import type { Logger } from '../log/index.js';
+import { type Logger, redactCredentials } from '../log/index.js';
 import { createOtlpExporter, EXPORT_TIMEOUT_MS } from './exporter.js';
 
 /** Where spans go and what the service calls itself in them (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`). */
@@ -64,15 +64,9 @@ function ensureContextManager(): void {
 /** The longest `url.path` a span carries, in characters: a path can be as long as the request line. */
 export const MAX_SPAN_PATH = 256;
 
-/**
- * Anything shaped like one of our keys or admin tokens, `_` percent-encoded or not: a key pasted into a path
- * by mistake must not reach the trace store, which its readers and retention do not treat as secret.
- */
-const CREDENTIAL = /ps(?:_|%5f)(?:live|test|admin)(?:_|%5f)[0-9a-z%]*/gi;
-
 /** The path of a request as its span shows it: no query, credentials redacted, at most MAX_SPAN_PATH characters. */
 export function spanPath(url: string): string {
-  const path = (url.split('?', 1)[0] as string).replace(CREDENTIAL, 'ps_[redacted]');
+  const path = redactCredentials(url.split('?', 1)[0] as string);
   return path.length > MAX_SPAN_PATH ? `${path.slice(0, MAX_SPAN_PATH - 1)}…` : path;
 }
 

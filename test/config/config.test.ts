@@ -32,6 +32,7 @@ describe('configuration', () => {
       publicUrls: { production: undefined, staging: undefined },
       logLevel: 'info',
       accessLog: true,
+      requestLog: { days: 7, maxBytes: 1024 * 1024 * 1024 },
       corsOrigins: [],
       tracing: undefined,
       rateLimit: {

@@ -252,6 +252,10 @@ const TARGETS: Record<
     fc.constant('GET'),
     query.map((q) => `/v1/key/usage${q}`),
   ),
+  listKeyRequests: requestFor(
+    fc.constant('GET'),
+    query.map((q) => `/v1/key/requests${q}`),
+  ),
   rotateKey: requestFor(fc.constant('POST'), fc.constant('/v1/key/rotate'), BODIES.rotation),
   revokeKey: requestFor(fc.constant('POST'), fc.constant('/v1/key/revoke')),
   'other methods': requestFor(

@@ -33,6 +33,7 @@ const SAMPLES: Record<
   placeOrder: ({ spareId }) => ({ path: '/v1/store/orders', body: { petId: spareId, quantity: 1 } }),
   getKey: () => ({ path: '/v1/key' }),
   getKeyUsage: () => ({ path: '/v1/key/usage' }),
+  listKeyRequests: () => ({ path: '/v1/key/requests' }),
   rotateKey: () => ({ path: '/v1/key/rotate', body: { gracePeriodSeconds: 60 }, changesOwnKey: true }),
   revokeKey: () => ({ path: '/v1/key/revoke', changesOwnKey: true }),
 };

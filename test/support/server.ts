@@ -23,6 +23,7 @@ import {
   randomBase62,
 } from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
+import { requestLogFile } from '../../src/request-log/index.js';
 import { Sqlite } from '../../src/storage/index.js';
 import { type Backend, backendEnvironment, SQLITE_MEMORY } from './backends.js';
 
@@ -199,11 +200,12 @@ export async function startTestServer(
     env: { ...backend.env, ...fileEnv, ...env },
     query,
     async storedText() {
+      // The request log's rows reach their store within a flush; they are searched too.
+      await deps.requestLog?.flush();
       if (storageUrl === undefined) {
-        return ['', '-wal']
-          .map((suffix) =>
-            existsSync(`${file}${suffix}`) ? readFileSync(`${file}${suffix}`).toString('latin1') : '',
-          )
+        return [file, requestLogFile(file)]
+          .flatMap((base) => ['', '-wal'].map((suffix) => `${base}${suffix}`))
+          .map((name) => (existsSync(name) ? readFileSync(name).toString('latin1') : ''))
           .join('\n');
       }
       const tables = [
@@ -218,6 +220,7 @@ export async function startTestServer(
         'key_deprecated_calls',
         'idempotency_records',
         'schema_migrations',
+        ...(deps.requestLog === undefined ? [] : ['request_log']),
       ];
       const rows = await Promise.all(tables.map((table) => query(`SELECT * FROM ${table}`)));
       return JSON.stringify(rows);

@@ -1,0 +1,199 @@
+import type { Database } from '../storage/sqlite/driver.js';
+import type { RequestFilter, RequestPage, RequestRecord } from './types.js';
+
+/**
+ * The request log's SQLite file: one table, in the file's own schema (the API's migrations never touch it;
+ * deleting the file loses only log rows). Incremental auto-vacuum, so that pruning gives the space back.
+ * Rows are ordered by time, then request id; the rowid is the order they were written in, which the size
+ * bound deletes by.
+ */
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS requests (
+    at            INTEGER NOT NULL,
+    request_id    TEXT NOT NULL,
+    key_id        TEXT,
+    actor         TEXT,
+    client        TEXT,
+    method        TEXT NOT NULL,
+    route         TEXT,
+    path          TEXT NOT NULL,
+    status        INTEGER NOT NULL,
+    error_code    TEXT,
+    error_message TEXT,
+    duration_ms   REAL NOT NULL,
+    bytes         INTEGER NOT NULL,
+    remaining     INTEGER,
+    replayed      INTEGER NOT NULL,
+    deprecated    INTEGER NOT NULL,
+    instance      TEXT NOT NULL,
+    user_agent    TEXT
+  );
+  CREATE INDEX IF NOT EXISTS requests_by_at ON requests (at, request_id);
+  CREATE INDEX IF NOT EXISTS requests_by_key ON requests (key_id, at, request_id);
+  CREATE INDEX IF NOT EXISTS requests_by_request_id ON requests (request_id);
+  CREATE INDEX IF NOT EXISTS requests_by_status ON requests (status, at);
+`;
+
+const COLUMNS =
+  'at, request_id, key_id, actor, client, method, route, path, status, error_code, error_message, ' +
+  'duration_ms, bytes, remaining, replayed, deprecated, instance, user_agent';
+
+interface Row {
+  at: number;
+  request_id: string;
+  key_id: string | null;
+  actor: string | null;
+  client: string | null;
+  method: string;
+  route: string | null;
+  path: string;
+  status: number;
+  error_code: string | null;
+  error_message: string | null;
+  duration_ms: number;
+  bytes: number;
+  remaining: number | null;
+  replayed: number;
+  deprecated: number;
+  instance: string;
+  user_agent: string | null;
+}
+
+const recordOf = (row: Row): RequestRecord => ({
+  at: row.at,
+  requestId: row.request_id,
+  keyId: row.key_id,
+  actor: row.actor,
+  client: row.client,
+  method: row.method,
+  route: row.route,
+  path: row.path,
+  status: row.status,
+  errorCode: row.error_code,
+  errorMessage: row.error_message,
+  durationMs: row.duration_ms,
+  bytes: row.bytes,
+  remaining: row.remaining,
+  replayed: row.replayed === 1,
+  deprecated: row.deprecated === 1,
+  instance: row.instance,
+  userAgent: row.user_agent,
+});
+
+/** The WHERE clause of a filter and its values, in SQLite's dialect. */
+export function whereOf(filter: RequestFilter & { before?: RequestPage['before'] }): {
+  sql: string;
+  values: (string | number)[];
+} {
+  const clauses: string[] = [];
+  const values: (string | number)[] = [];
+  const add = (clause: string, ...more: (string | number)[]) => {
+    clauses.push(clause);
+    values.push(...more);
+  };
+  if (filter.keyId !== undefined) add('key_id = ?', filter.keyId);
+  if (filter.status !== undefined) {
+    if (filter.status.from === filter.status.to) add('status = ?', filter.status.from);
+    else add('status BETWEEN ? AND ?', filter.status.from, filter.status.to);
+  }
+  if (filter.errorCode !== undefined) add('error_code = ?', filter.errorCode);
+  if (filter.route !== undefined) add('route = ?', filter.route);
+  if (filter.method !== undefined) add('method = ?', filter.method);
+  if (filter.from !== undefined) add('at >= ?', filter.from);
+  if (filter.to !== undefined) add('at < ?', filter.to);
+  if (filter.requestId !== undefined) add('request_id = ?', filter.requestId);
+  if (filter.client !== undefined) add('client = ?', filter.client);
+  if (filter.before !== undefined) {
+    add('(at, request_id) < (?, ?)', filter.before.at, filter.before.requestId);
+  }
+  return { sql: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, values };
+}
+
+/** How many rows one pruning statement deletes: short transactions, so a writer is never held long. */
+const PRUNE_CHUNK = 5_000;
+
+/** The request log's rows in an open SQLite database: the worker's side of `sqliteRequestLog`. */
+export function requestRows(db: Database) {
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.pragma('journal_mode = WAL');
+  // A crash may lose the last rows written (docs/request-log.md); the file is never corrupt.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  // The write-ahead log is emptied at each checkpoint; this keeps its file from staying at its peak.
+  db.pragma('journal_size_limit = 16777216');
+  db.exec(SCHEMA);
+  const insert = db.prepare(
+    `INSERT INTO requests (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertAll = db.transaction((records: readonly RequestRecord[]) => {
+    for (const r of records) {
+      insert.run(
+        r.at,
+        r.requestId,
+        r.keyId,
+        r.actor,
+        r.client,
+        r.method,
+        r.route,
+        r.path,
+        r.status,
+        r.errorCode,
+        r.errorMessage,
+        r.durationMs,
+        r.bytes,
+        r.remaining,
+        r.replayed ? 1 : 0,
+        r.deprecated ? 1 : 0,
+        r.instance,
+        r.userAgent,
+      );
+    }
+  });
+  const deleteOlder = db.prepare(
+    `DELETE FROM requests WHERE rowid IN (SELECT rowid FROM requests WHERE at < ? LIMIT ${PRUNE_CHUNK})`,
+  );
+  const deleteOldest = db.prepare(
+    'DELETE FROM requests WHERE rowid IN (SELECT rowid FROM requests ORDER BY rowid LIMIT ?)',
+  );
+  // The rows there are, about: rowids only grow, and the oldest go first, so the range counts them.
+  const rowRange = db.prepare('SELECT coalesce(max(rowid) - min(rowid) + 1, 0) AS rows FROM requests');
+  const usedBytes = () => {
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    const free = db.pragma('freelist_count', { simple: true }) as number;
+    return (pages - free) * (db.pragma('page_size', { simple: true }) as number);
+  };
+  return {
+    add(records: readonly RequestRecord[]): void {
+      insertAll(records);
+    },
+    list(page: RequestPage): RequestRecord[] {
+      const { sql, values } = whereOf(page);
+      const rows = db
+        .prepare(`SELECT ${COLUMNS} FROM requests ${sql} ORDER BY at DESC, request_id DESC LIMIT ?`)
+        .all(...values, page.limit) as Row[];
+      return rows.map(recordOf);
+    },
+    prune(before: number, maxBytes: number): number {
+      let deleted = 0;
+      for (;;) {
+        const { changes } = deleteOlder.run(before);
+        deleted += changes;
+        if (changes < PRUNE_CHUNK) break;
+      }
+      // Past the bound, the oldest rows go until a tenth of it is free again: as many as the bytes a row
+      // takes on average say, in short statements, then measured again.
+      for (let used = usedBytes(); used > maxBytes; used = usedBytes()) {
+        const { rows } = rowRange.get() as { rows: number };
+        if (rows === 0) break;
+        let due = Math.ceil(((used - maxBytes * 0.9) / used) * rows);
+        while (due > 0) {
+          const { changes } = deleteOldest.run(Math.min(due, PRUNE_CHUNK));
+          deleted += changes;
+          due = changes === 0 ? 0 : due - changes;
+        }
+      }
+      if (deleted > 0) db.pragma('incremental_vacuum');
+      return deleted;
+    },
+  };
+}

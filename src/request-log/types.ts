@@ -1,0 +1,80 @@
+/**
+ * One answered request of `/v1` or `/admin/v1`, as the request log keeps it (docs/request-log.md). Never a
+ * credential, a cookie or a body: only what the answer's headers and the access line already say.
+ */
+export interface RequestRecord {
+  /** When it was answered, in milliseconds since the epoch (`durationMs` before it, it arrived). */
+  at: number;
+  /** The `X-Request-Id` its client got. Unique for the ids the service makes; a client may send its own. */
+  requestId: string;
+  /** The API key that asked (valid or expired); null for none, or a credential that is not a key of ours. */
+  keyId: string | null;
+  /** The admin token that asked, itself or through a console session; null for the API's calls. */
+  actor: string | null;
+  /** The client address (the proxy's rule decides which); null once the client had gone. */
+  client: string | null;
+  method: string;
+  /** The route's template (`/v1/pets/{petId}`); null for a path that is no route. */
+  route: string | null;
+  /** The path with its ids, without the query (which can hold anything a client typed). */
+  path: string;
+  status: number;
+  /** The Error body's code and message of an answer that is not 2xx or 3xx. */
+  errorCode: string | null;
+  errorMessage: string | null;
+  durationMs: number;
+  /** The body's bytes. */
+  bytes: number;
+  /** What was left of the caller's minute window after it; null without a rate-limit decision. */
+  remaining: number | null;
+  /** Answered from a stored answer under its `Idempotency-Key`. */
+  replayed: boolean;
+  /** Answered by a deprecated operation. */
+  deprecated: boolean;
+  /** The instance that answered (host name and process id). */
+  instance: string;
+  /** The `User-Agent`, cut to 256 characters. */
+  userAgent: string | null;
+}
+
+/** Which rows a reader asks for; every filter narrows, and rows come newest first. */
+export interface RequestFilter {
+  keyId?: string;
+  /** One status (`404`), or a class as its lowest and highest (`4xx`: 400 to 499). */
+  status?: { from: number; to: number };
+  errorCode?: string;
+  route?: string;
+  method?: string;
+  /** From this time on (milliseconds, inclusive). */
+  from?: number;
+  /** Before this time (milliseconds, exclusive). */
+  to?: number;
+  requestId?: string;
+  client?: string;
+}
+
+/** Where the previous page ended: rows strictly older than this one (by time, then request id). */
+export interface RequestCursor {
+  at: number;
+  requestId: string;
+}
+
+export interface RequestPage extends RequestFilter {
+  limit: number;
+  before?: RequestCursor;
+}
+
+/** Where the request log keeps its rows: a SQLite file of its own, or a partitioned PostgreSQL table. */
+export interface RequestLogStore {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Adds rows in one batch. */
+  add(records: readonly RequestRecord[]): Promise<void>;
+  /** The rows of a filter, newest first, at most `limit`. */
+  list(page: RequestPage): Promise<RequestRecord[]>;
+  /**
+   * Deletes what is past keeping: rows older than `before` (whole days: a partition at a time on
+   * PostgreSQL) and, on SQLite, the oldest rows past `maxBytes`.
+   */
+  prune(before: number, maxBytes: number): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,192 @@
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseTimestamp } from '../clock/index.js';
+import {
+  type AdminLoggedRequest,
+  type LoggedRequest,
+  type OwnRequestQuery,
+  REQUESTS_PAGE,
+  type RequestQuery,
+} from '../contract/index.js';
+import { ApiError } from '../errors/index.js';
+import type { RequestLog } from './log.js';
+import type { RequestCursor, RequestFilter, RequestPage, RequestRecord } from './types.js';
+
+/** How many rows an export reads from the store at a time. */
+const EXPORT_BATCH = 1_000;
+
+/** The request log is off: its operations answer as if they were not there, and say why. */
+export function requestLogOff(): ApiError {
+  return new ApiError('not_found', 'The request log is off on this service (REQUEST_LOG=off)');
+}
+
+/** A page's cursor: the last row's time and request id, base64url (opaque to clients). */
+export function cursorOf(record: Pick<RequestRecord, 'at' | 'requestId'>): string {
+  return Buffer.from(`${record.at}.${record.requestId}`).toString('base64url');
+}
+
+function parseCursor(text: string): RequestCursor {
+  const decoded = Buffer.from(text, 'base64url').toString('utf8');
+  const dot = decoded.indexOf('.');
+  const at = Number(decoded.slice(0, dot));
+  const requestId = decoded.slice(dot + 1);
+  if (dot < 1 || !Number.isSafeInteger(at) || at < 0 || requestId === '') {
+    throw new ApiError(
+      'validation_failed',
+      'cursor is not one this service gave: take it from a Link header',
+    );
+  }
+  return { at, requestId };
+}
+
+function instant(text: string | undefined, field: string): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseTimestamp(text);
+  if (ms === undefined)
+    throw new ApiError('validation_failed', `${field} is not a date and time that exists`);
+  return ms;
+}
+
+/** `404` as one status, `4xx` as 400 to 499. */
+function statusOf(text: string | undefined): RequestFilter['status'] {
+  if (text === undefined) return undefined;
+  if (text.endsWith('xx')) {
+    const from = Number(text[0]) * 100;
+    return { from, to: from + 99 };
+  }
+  return { from: Number(text), to: Number(text) };
+}
+
+/** The filter a query asks for, of one key when `keyId` is given (the key holder's own requests). */
+export function filterOf(query: OwnRequestQuery & Partial<RequestQuery>, keyId?: string): RequestFilter {
+  const filter: RequestFilter = {};
+  const key = keyId ?? query.key;
+  if (key !== undefined) filter.keyId = key;
+  const status = statusOf(query.status);
+  if (status !== undefined) filter.status = status;
+  if (query.code !== undefined) filter.errorCode = query.code;
+  if (query.route !== undefined) filter.route = query.route;
+  if (query.method !== undefined) filter.method = query.method;
+  const from = instant(query.from, 'from');
+  if (from !== undefined) filter.from = from;
+  const to = instant(query.to, 'to');
+  if (to !== undefined) filter.to = to;
+  if (query.requestId !== undefined) filter.requestId = query.requestId;
+  if (query.client !== undefined) filter.client = query.client;
+  return filter;
+}
+
+/** The row as the key holder sees it. */
+export function ownView(record: RequestRecord): LoggedRequest {
+  return {
+    requestId: record.requestId,
+    at: new Date(record.at).toISOString(),
+    method: record.method,
+    path: record.path,
+    route: record.route,
+    status: record.status,
+    keyId: record.keyId,
+    client: record.client,
+    errorCode: record.errorCode,
+    errorMessage: record.errorMessage,
+    durationMs: record.durationMs,
+    bytes: record.bytes,
+    rateLimitRemaining: record.remaining,
+    replayed: record.replayed,
+    deprecated: record.deprecated,
+    userAgent: record.userAgent,
+  };
+}
+
+/** The row as the operator sees it: with the admin token that asked and the instance that answered. */
+export function operatorView(record: RequestRecord): AdminLoggedRequest {
+  return { ...ownView(record), actor: record.actor, instance: record.instance };
+}
+
+/**
+ * Answers one page of a filter, newest first, with `Link: <…cursor=…>; rel="next"` while more may follow.
+ * The cursor is the last row's (time, request id): rows that arrive meanwhile are newer, so a page never
+ * repeats or skips one.
+ */
+export async function sendPage<V>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  log: RequestLog,
+  filter: RequestFilter,
+  query: { cursor?: string; limit?: number },
+  view: (record: RequestRecord) => V,
+): Promise<FastifyReply> {
+  const limit = query.limit ?? REQUESTS_PAGE.default;
+  const page: RequestPage = { ...filter, limit: limit + 1 };
+  if (query.cursor !== undefined) page.before = parseCursor(query.cursor);
+  const found = await log.list(page);
+  const rows = found.slice(0, limit);
+  const last = rows.at(-1);
+  if (found.length > limit && last !== undefined) {
+    const url = new URL(request.url, 'http://service.invalid');
+    url.searchParams.set('limit', String(limit));
+    url.searchParams.set('cursor', cursorOf(last));
+    reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
+  }
+  return reply.send(rows.map(view));
+}
+
+/** Every row of a filter, newest first, read a batch at a time. */
+async function* allRows(log: RequestLog, filter: RequestFilter): AsyncGenerator<AdminLoggedRequest> {
+  let before: RequestCursor | undefined;
+  for (;;) {
+    const rows = await log.list({ ...filter, limit: EXPORT_BATCH, ...(before ? { before } : {}) });
+    for (const row of rows) yield operatorView(row);
+    const last = rows.at(-1);
+    if (rows.length < EXPORT_BATCH || last === undefined) return;
+    before = { at: last.at, requestId: last.requestId };
+  }
+}
+
+/** The columns of a CSV export, in order: every field of the operator's view. */
+const CSV_COLUMNS: (keyof AdminLoggedRequest)[] = [
+  'at',
+  'requestId',
+  'method',
+  'path',
+  'route',
+  'status',
+  'keyId',
+  'actor',
+  'client',
+  'errorCode',
+  'errorMessage',
+  'durationMs',
+  'bytes',
+  'rateLimitRemaining',
+  'replayed',
+  'deprecated',
+  'instance',
+  'userAgent',
+];
+
+/**
+ * Streams every row of a filter as NDJSON or CSV (csv-stringify quotes what needs it, RFC 4180), as a
+ * download named after the time of the export. Read a batch at a time, so memory stays flat however many.
+ */
+export function sendExport(
+  reply: FastifyReply,
+  log: RequestLog,
+  filter: RequestFilter,
+  format: 'ndjson' | 'csv',
+  now: number,
+): FastifyReply {
+  const rows = Readable.from(allRows(log, filter));
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
+  const body =
+    format === 'ndjson'
+      ? rows.map((row: AdminLoggedRequest) => `${JSON.stringify(row)}\n`)
+      : rows.pipe(
+          stringify({ header: true, columns: CSV_COLUMNS, cast: { boolean: (value) => String(value) } }),
+        );
+  return reply
+    .type(format === 'ndjson' ? 'application/x-ndjson' : 'text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="requests-${stamp}.${format}"`)
+    .send(body);
+}
