@@ -31,7 +31,7 @@ function report(out: NodeJS.WritableStream, json: boolean, line: string, done: S
 export async function backupCommand(args: string[], config: Config, out: NodeJS.WritableStream) {
   const { file, json } = fileArgument(args, 'backup');
   const done = await backupSqlite(sqliteStorage(config, 'backup').file, file);
-  const line = `Backed up ${done.source} to ${done.file} (${done.bytes} bytes, schema version ${done.schemaVersion}, integrity ok)`;
+  const line = `Backed up ${done.source} to ${done.file} (${done.bytes} bytes, schema version ${done.schemaVersion}, integrity ok); the request log stays out of backups (docs/request-log.md)`;
   report(out, json, line, done);
   return 0;
 }

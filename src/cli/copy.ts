@@ -47,5 +47,6 @@ function summary(report: CopyReport): string {
 ${lines.join('\n')}
 Next ids: ${sequences}.
 ${report.rows} rows in ${seconds.toFixed(1)} s (${Math.round(report.rows / Math.max(seconds, 0.001))} rows/s).
+The request log is not copied: each deployment keeps its own (docs/request-log.md).
 `;
 }
