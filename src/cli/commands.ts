@@ -1,5 +1,5 @@
 import { OPERATOR_SETTINGS, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
-import { AUDIT_PAGE, SCOPES } from '../contract/index.js';
+import { AUDIT_PAGE, REQUESTS_PAGE, SCOPES } from '../contract/index.js';
 import type { OptionSpec } from './args.js';
 
 // The CLI's grammar in one table, made of the very option specs the commands' parsers use, so that a test
@@ -110,6 +110,30 @@ export const AUDIT_OPTIONS = {
     json: { type: 'boolean' },
   },
 } as const satisfies Record<string, OptionSpec>;
+
+export const REQUESTS_USAGE = `Usage: petstore requests [--key ID] [--status 404|4xx] [--since 15m|TIME] [--id REQUEST_ID]
+                         [--limit N] [--follow] [--json]
+
+The request log: answered requests of /v1 and /admin/v1, the newest --limit (1 to ${REQUESTS_PAGE.max}, default
+${REQUESTS_PAGE.default}) of the filter, printed oldest first: time, method and path, status and error code, the key
+(or admin token, or client address), duration and request id. --since takes a duration back from now (15m,
+2h, 7d) or an RFC 3339 time; --id finds the request a customer quotes from an Error body. --follow then
+prints each new row as it lands, from every instance, until interrupted. --json prints a JSON object a row.
+It reads the request log of the database a server uses (docs/request-log.md).
+
+Reads:
+${settingsHelp(STORAGE_SETTINGS)}`;
+
+/** The options of `petstore requests`. */
+export const REQUESTS_OPTIONS = {
+  key: { type: 'string' },
+  status: { type: 'string' },
+  since: { type: 'string' },
+  id: { type: 'string' },
+  limit: { type: 'string' },
+  follow: { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const satisfies OptionSpec;
 
 export const CONFIG_USAGE = `Usage: petstore config [--json]
 
@@ -266,6 +290,7 @@ export type CommandName =
   | 'keys'
   | 'admin-tokens'
   | 'audit'
+  | 'requests'
   | 'config'
   | 'copy'
   | 'domains'
@@ -279,6 +304,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandGrammar>> = {
   keys: { usage: KEYS_USAGE, actions: KEYS_OPTIONS },
   'admin-tokens': { usage: ADMIN_TOKENS_USAGE, actions: ADMIN_TOKENS_OPTIONS },
   audit: { usage: AUDIT_USAGE, actions: AUDIT_OPTIONS },
+  requests: { usage: REQUESTS_USAGE, options: REQUESTS_OPTIONS },
   config: { usage: CONFIG_USAGE, options: CONFIG_OPTIONS },
   copy: { usage: COPY_USAGE, options: COPY_OPTIONS },
   domains: { usage: DOMAINS_USAGE, actions: DOMAINS_OPTIONS },

@@ -15,6 +15,7 @@ Commands:
   keys         Manage API keys: create, list, show, rotate, revoke, unban
   admin-tokens Manage the tokens of the admin API: create, list, revoke
   audit        List the changes made to keys and admin tokens
+  requests     Search the request log, or follow it as requests land
   domains      Add, check, show and remove custom domains
   config       Print every setting in effect and where it comes from
   copy         Copy a database into an empty one, SQLite or PostgreSQL
@@ -103,6 +104,8 @@ async function main(argv: string[]): Promise<number> {
       );
     case 'audit':
       return (await import('./admin.js')).auditCommand(rest, loadConfig(), process.stdout);
+    case 'requests':
+      return (await import('./requests.js')).requestsCommand(rest, loadConfig(), process.stdout);
     case 'domains':
       return (await import('./domains.js')).domainsCommand(rest, loadConfig(), process.stdout);
     case 'backup':
