@@ -9,7 +9,9 @@
  * in alternating rounds. Bounded: about 2 minutes with the defaults.
  *
  * Environment: BENCH_BASELINE (required), BENCH_PAIRS (12), BENCH_SECONDS (3), BENCH_WARMUP_SECONDS (2),
- * BENCH_CONNECTIONS (50), BENCH_CREATE_ROUNDS (2), BENCH_TMPDIR.
+ * BENCH_CONNECTIONS (50), BENCH_CREATE_ROUNDS (2), BENCH_TMPDIR, and BENCH_BASELINE_ENV: settings of the
+ * baseline's environment, `NAME=value,NAME=value`, to price a setting on one build (BENCH_BASELINE=. with
+ * BENCH_BASELINE_ENV=REQUEST_LOG=off: the request log's cost).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,6 +44,19 @@ function baselineCli(): string {
   return cli;
 }
 
+/** BENCH_BASELINE_ENV as variables: `REQUEST_LOG=off,ACCESS_LOG=off`. */
+function baselineEnv(): Record<string, string> {
+  const text = process.env.BENCH_BASELINE_ENV ?? '';
+  if (text === '') return {};
+  return Object.fromEntries(
+    text.split(',').map((pair) => {
+      const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair.trim());
+      if (match === null) throw new Error(`BENCH_BASELINE_ENV takes NAME=value,NAME=value (got ${pair})`);
+      return [match[1], match[2]];
+    }),
+  );
+}
+
 async function main(): Promise<number> {
   const settings: Settings = {
     ...readSettings(),
@@ -55,10 +70,10 @@ async function main(): Promise<number> {
   const dir = fs.mkdtempSync(path.join(settings.tmpdir, 'petstore-bench-compare-'));
   onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
   log(
-    `bench:compare: this build against ${path.dirname(path.dirname(path.dirname(cli)))}; servers on CPU ${SERVER_CPU}, wrk -c${settings.connections} on CPU ${LOAD_CPU}, ${pairs} pairs of ${settings.seconds} s`,
+    `bench:compare: this build against ${path.dirname(path.dirname(path.dirname(cli)))} ${JSON.stringify(baselineEnv())}; servers on CPU ${SERVER_CPU}, wrk -c${settings.connections} on CPU ${LOAD_CPU}, ${pairs} pairs of ${settings.seconds} s`,
   );
 
-  const baseline = await startEmbedded(dir, undefined, { name: 'baseline', env: {}, cli });
+  const baseline = await startEmbedded(dir, undefined, { name: 'baseline', env: baselineEnv(), cli });
   const current = await startEmbedded(dir, undefined, { name: 'this build', env: {} });
   const services = [baseline, current] as const;
   for (const service of services) await seed(service);
