@@ -1,0 +1,129 @@
+/**
+ * `npm run bench:request-log`: what the request log's stores cost, for the sizing table of
+ * docs/request-log.md. Writes BENCH_ROWS rows shaped like the API's traffic (a UUID request id, one of 500
+ * keys, one answer in ten a 404 with its message, a client's user agent) into each store in batches of
+ * 5,000, as the server's writer does, then prints the bytes a row takes (indexes included), the write cost
+ * per row, and the time of the console's commonest search: one key's newest 50 in a time range (median of
+ * 100). SQLite runs in this process (the server runs it in a worker thread); PostgreSQL in a fresh database
+ * of BENCH_POSTGRES_URL, dropped after.
+ *
+ * Environment: BENCH_ROWS (1,000,000), BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres; `off`
+ * skips it), BENCH_TMPDIR.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { postgresRequestLog } from '../src/request-log/postgres-store.js';
+import { requestRows } from '../src/request-log/sqlite-rows.js';
+import type { RequestLogStore, RequestRecord } from '../src/request-log/types.js';
+import { Sqlite } from '../src/storage/index.js';
+import { createDatabase } from './backends.js';
+import { onCleanup, runBench } from './processes.js';
+import { median } from './report.js';
+import { positiveInteger } from './settings.js';
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const BATCH = 5_000;
+const KEYS = 500;
+
+const keyOf = (index: number) => `key_${String(index % KEYS).padStart(12, '0')}`;
+
+/** The `index`th row of the traffic, `rows` of them ending now, 3 ms apart. */
+function rowOf(index: number, rows: number, now: number): RequestRecord {
+  const failed = index % 10 === 0;
+  return {
+    at: now - (rows - index) * 3,
+    requestId: randomUUID(),
+    keyId: keyOf(index),
+    actor: null,
+    client: `203.0.113.${index % 200}`,
+    method: index % 5 === 0 ? 'POST' : 'GET',
+    route: '/v1/pets/{petId}',
+    path: `/v1/pets/${index}`,
+    status: failed ? 404 : 200,
+    errorCode: failed ? 'not_found' : null,
+    errorMessage: failed ? `No pet has the id ${index}` : null,
+    durationMs: 1.234,
+    bytes: 180,
+    remaining: 250,
+    replayed: false,
+    deprecated: false,
+    instance: 'api-1.example.internal:12345',
+    userAgent: 'petstore-client/1.4.0 node/24.11.0',
+  };
+}
+
+/** Writes the rows in batches; answers microseconds per row. */
+async function fill(add: (batch: RequestRecord[]) => unknown, rows: number, now: number): Promise<number> {
+  let spent = 0;
+  for (let from = 0; from < rows; from += BATCH) {
+    const batch = Array.from({ length: Math.min(BATCH, rows - from) }, (_row, i) =>
+      rowOf(from + i, rows, now),
+    );
+    const started = performance.now();
+    await add(batch);
+    spent += performance.now() - started;
+  }
+  return (spent * 1000) / rows;
+}
+
+/** The median milliseconds of a key's newest 50 in the last hour of the rows. */
+async function search(list: RequestLogStore['list'], now: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 100; i += 1) {
+    const started = performance.now();
+    await list({ keyId: keyOf(i * 7), from: now - 3_600_000, to: now, limit: 50 });
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+async function main(): Promise<number> {
+  const rows = positiveInteger('BENCH_ROWS', 1_000_000);
+  const now = Date.now();
+  log(`bench:request-log: ${rows} rows a store, in batches of ${BATCH}; ${os.cpus()[0]?.model ?? ''}`);
+
+  const dir = fs.mkdtempSync(path.join(process.env.BENCH_TMPDIR ?? os.tmpdir(), 'petstore-bench-log-'));
+  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const db = new Sqlite(path.join(dir, 'bench.requests.db'));
+  const sqlite = requestRows(db);
+  const sqliteWrite = await fill((batch) => sqlite.add(batch), rows, now);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  const used =
+    ((db.pragma('page_count', { simple: true }) as number) -
+      (db.pragma('freelist_count', { simple: true }) as number)) *
+    pageSize;
+  const sqliteSearch = await search(async (page) => sqlite.list(page), now);
+  db.close();
+  log(
+    `sqlite:     ${(used / rows).toFixed(0)} bytes a row, ${sqliteWrite.toFixed(1)} us a row written, key + hour newest 50 in ${sqliteSearch.toFixed(2)} ms`,
+  );
+
+  const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  if (admin === 'off') return 0;
+  const database = createDatabase(admin);
+  onCleanup(database.drop);
+  const store = await postgresRequestLog(database.url);
+  try {
+    const postgresWrite = await fill((batch) => store.add(batch), rows, now);
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    await client.query('VACUUM ANALYZE request_log');
+    const { rows: sized } = await client.query<{ bytes: string }>(
+      "SELECT sum(pg_total_relation_size(inhrelid))::bigint AS bytes FROM pg_inherits WHERE inhparent = 'request_log'::regclass",
+    );
+    await client.end();
+    const postgresSearch = await search((page) => store.list(page), now);
+    log(
+      `postgresql: ${(Number(sized[0]?.bytes) / rows).toFixed(0)} bytes a row, ${postgresWrite.toFixed(1)} us a row written, key + hour newest 50 in ${postgresSearch.toFixed(2)} ms`,
+    );
+  } finally {
+    await store.close();
+  }
+  return 0;
+}
+
+runBench('bench:request-log', main);
