@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/index.js';
-import { type Logger, warnUnlessOutage } from '../log/index.js';
+import type { Logger } from '../log/index.js';
 import type { RequestLogStore, RequestPage, RequestRecord } from './types.js';
 
 /** How often the rows answered since reach the store: a reader on another instance sees them within 2 s. */
@@ -63,6 +63,9 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
   let pruneTimer: NodeJS.Timeout | undefined;
   let droppedSinceWarning = 0;
 
+  /** Whether the last write failed: a store that is down is said once, and once again when it is back. */
+  let failing = false;
+
   async function writeAll(): Promise<void> {
     while (pending.length > 0) {
       const batch = pending.length <= BATCH ? pending : pending.slice(0, BATCH);
@@ -70,11 +73,22 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
       try {
         await store.add(batch);
         counted?.('written', batch.length);
+        if (failing) {
+          failing = false;
+          logger.info('the request log is written again');
+        }
       } catch (error) {
         // Not kept for another try: a store that is down would grow the backlog without end, and a log row
-        // is worth less than the memory of the instance that serves the API.
+        // is worth less than the memory of the instance that serves the API. No stack: the cause is the
+        // store's (PostgreSQL down, a full disk), said in its own words.
         counted?.('dropped', batch.length);
-        warnUnlessOutage(logger, error, 'could not write request log rows', { rows: batch.length });
+        if (!failing) {
+          failing = true;
+          logger.warn(
+            { rows: batch.length, reason: (error as Error).message },
+            'could not write request log rows: they are dropped until the store takes them again',
+          );
+        }
       }
     }
   }
@@ -92,7 +106,12 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
 
   const prune = () => store.prune(keptFrom(clock.now(), days), maxBytes);
   const pruneInBackground = () => {
-    prune().catch((error: unknown) => warnUnlessOutage(logger, error, 'could not prune the request log'));
+    prune().catch((error: unknown) =>
+      logger.warn(
+        { reason: (error as Error).message },
+        'could not prune the request log; it tries again in a minute',
+      ),
+    );
   };
 
   return {

@@ -92,7 +92,8 @@ describe('Project settings → Domains in the console', () => {
     await h.page.getByRole('button', { name: 'Actions for kept.shop.test' }).focus();
     await h.page.keyboard.press('Enter');
     // Opening the menu moves focus to its first item, as the keyboard user sees it.
-    await h.page.waitForFunction("document.activeElement?.getAttribute('role') === 'menuitem'");
+    // A locator, not waitForFunction: its polling evaluates strings in the page, which the CSP refuses.
+    await h.page.locator('[role="menuitem"]:focus').waitFor();
     await h.page.keyboard.press('Enter');
     await h.page.getByRole('dialog').waitFor();
     await h.page.keyboard.press('Escape');
