@@ -4,8 +4,8 @@
  * keys, one answer in ten a 404 with its message, a client's user agent) into each store in batches of
  * 5,000, as the server's writer does, then prints the bytes a row takes (indexes included), the write cost
  * per row, and the time of the console's commonest search: one key's newest 50 in a time range (median of
- * 100). SQLite runs in this process (the server runs it in a worker thread); PostgreSQL in a fresh database
- * of BENCH_POSTGRES_URL, dropped after.
+ * 100). Each store is opened as the server opens it (SQLite's in a worker thread); PostgreSQL's in a fresh
+ * database of BENCH_POSTGRES_URL, dropped after.
  *
  * Environment: BENCH_ROWS (1,000,000), BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres; `off`
  * skips it), BENCH_TMPDIR.
@@ -14,10 +14,8 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { postgresRequestLog } from '../src/request-log/postgres-store.js';
-import { requestRows } from '../src/request-log/sqlite-rows.js';
-import type { RequestLogStore, RequestRecord } from '../src/request-log/types.js';
-import { Sqlite } from '../src/storage/index.js';
+import type { RequestLogStore, RequestRecord } from '../src/request-log/index.js';
+import { openRequestLogStore, requestLogFile, Sqlite } from '../src/storage/index.js';
 import { createDatabase } from './backends.js';
 import { onCleanup, runBench } from './processes.js';
 import { median } from './report.js';
@@ -86,16 +84,21 @@ async function main(): Promise<number> {
 
   const dir = fs.mkdtempSync(path.join(process.env.BENCH_TMPDIR ?? os.tmpdir(), 'petstore-bench-log-'));
   onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const db = new Sqlite(path.join(dir, 'bench.requests.db'));
-  const sqlite = requestRows(db);
+  const database = path.join(dir, 'bench.db');
+  const sqlite = await openRequestLogStore({
+    kind: 'sqlite',
+    file: database,
+    isDefault: false,
+    dataDir: dir,
+  });
   const sqliteWrite = await fill((batch) => sqlite.add(batch), rows, now);
+  const sqliteSearch = await search((page) => sqlite.list(page), now);
+  await sqlite.close();
+  const db = new Sqlite(requestLogFile(database));
   db.pragma('wal_checkpoint(TRUNCATE)');
   const pageSize = db.pragma('page_size', { simple: true }) as number;
-  const used =
-    ((db.pragma('page_count', { simple: true }) as number) -
-      (db.pragma('freelist_count', { simple: true }) as number)) *
-    pageSize;
-  const sqliteSearch = await search(async (page) => sqlite.list(page), now);
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  const used = (pages - (db.pragma('freelist_count', { simple: true }) as number)) * pageSize;
   db.close();
   log(
     `sqlite:     ${(used / rows).toFixed(0)} bytes a row, ${sqliteWrite.toFixed(1)} us a row written, key + hour newest 50 in ${sqliteSearch.toFixed(2)} ms`,
@@ -103,13 +106,13 @@ async function main(): Promise<number> {
 
   const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   if (admin === 'off') return 0;
-  const database = createDatabase(admin);
-  onCleanup(database.drop);
-  const store = await postgresRequestLog(database.url);
+  const fresh = createDatabase(admin);
+  onCleanup(fresh.drop);
+  const store = await openRequestLogStore({ kind: 'postgres', url: fresh.url, poolSize: 2 });
   try {
     const postgresWrite = await fill((batch) => store.add(batch), rows, now);
     const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: database.url });
+    const client = new pg.Client({ connectionString: fresh.url });
     await client.connect();
     await client.query('VACUUM ANALYZE request_log');
     const { rows: sized } = await client.query<{ bytes: string }>(

@@ -3,13 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseTimestamp } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import { REQUESTS_PAGE } from '../contract/index.js';
-import {
-  openRequestLogStore,
-  operatorView,
-  type RequestFilter,
-  type RequestRecord,
-  requestLogFile,
-} from '../request-log/index.js';
+import { operatorView, type RequestFilter, type RequestRecord } from '../request-log/index.js';
+import { openRequestLogStore, requestLogFile } from '../storage/index.js';
 import { parseOptions, UsageError } from './args.js';
 import { REQUESTS_OPTIONS } from './commands.js';
 import { parseDuration } from './duration.js';

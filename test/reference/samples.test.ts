@@ -41,6 +41,7 @@ const EXPECTED = [
   'placeOrder 201',
   'getKey 200',
   'getKeyUsage 200',
+  'listKeyRequests 200',
   'rotateKey 201',
   'revokeKey 200',
 ];
@@ -163,7 +164,7 @@ describe('code samples in the served document', () => {
     /** The origins a sample sends to. */
     const originsIn = (source: string) => [...new Set(source.match(/https?:\/\/[^/'"\s]+/g))];
     const fetched = sources(document);
-    assert.equal(fetched.length, 44);
+    assert.equal(fetched.length, 48);
     for (const source of fetched) assert.deepEqual(originsIn(source), [server.url], source);
 
     const port = new URL(server.url).port;
@@ -184,7 +185,7 @@ describe('code samples in the served document', () => {
         'x-forwarded-host': 'docs.example.test',
       });
       const behind = sources(JSON.parse(answer.body));
-      assert.equal(behind.length, 44);
+      assert.equal(behind.length, 48);
       for (const source of behind) assert.deepEqual(originsIn(source), ['https://docs.example.test'], source);
     } finally {
       await proxied.close();

@@ -4,13 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { FakeClock } from '../../src/clock/index.js';
 import type { AdminLoggedRequest, LoggedRequest } from '../../src/contract/index.js';
-import {
-  INSTANCE,
-  type RequestLog,
-  type RequestRecord,
-  requestLogFile,
-} from '../../src/request-log/index.js';
-import { Sqlite } from '../../src/storage/index.js';
+import { INSTANCE, type RequestLog, type RequestRecord } from '../../src/request-log/index.js';
+import { requestLogFile, Sqlite } from '../../src/storage/index.js';
 import { assertError } from '../support/assertions.js';
 import { BACKENDS, SQLITE_MEMORY } from '../support/backends.js';
 import { type JsonResponse, startTestServer, type TestServer } from '../support/server.js';

@@ -23,8 +23,7 @@ import {
   randomBase62,
 } from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
-import { requestLogFile } from '../../src/request-log/index.js';
-import { Sqlite } from '../../src/storage/index.js';
+import { requestLogFile, Sqlite } from '../../src/storage/index.js';
 import { type Backend, backendEnvironment, SQLITE_MEMORY } from './backends.js';
 
 export interface TestServer {

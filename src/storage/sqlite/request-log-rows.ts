@@ -1,5 +1,5 @@
-import type { Database } from '../storage/sqlite/driver.js';
-import type { RequestFilter, RequestPage, RequestRecord } from './types.js';
+import type { RequestFilter, RequestPage, RequestRecord } from '../../request-log/index.js';
+import type { Database } from './driver.js';
 
 /**
  * The request log's SQLite file: one table, in the file's own schema (the API's migrations never touch it;

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import type { StorageConfig } from '../storage/index.js';
-import { postgresRequestLog } from './postgres-store.js';
-import { sqliteRequestLog } from './sqlite-store.js';
-import type { RequestLogStore } from './types.js';
+import type { RequestLogStore } from '../request-log/index.js';
+import { postgresRequestLog } from './postgres/request-log.js';
+import { sqliteRequestLog } from './sqlite/request-log.js';
+import type { StorageConfig } from './types.js';
 
 /** The request log's file beside a SQLite database: `petstore.db` keeps it in `petstore.requests.db`. */
 export function requestLogFile(database: string): string {

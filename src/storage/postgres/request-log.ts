@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { RequestFilter, RequestLogStore, RequestPage, RequestRecord } from './types.js';
+import type { RequestFilter, RequestLogStore, RequestPage, RequestRecord } from '../../request-log/index.js';
 
 const DAY_MS = 86_400_000;
 

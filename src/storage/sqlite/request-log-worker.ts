@@ -1,11 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { Sqlite } from '../storage/sqlite/driver.js';
-import { requestRows } from './sqlite-rows.js';
+import { Sqlite } from './driver.js';
+import { requestRows } from './request-log-rows.js';
 
 /**
  * The thread that owns the request log's SQLite file: every write and read of it runs here, so that neither
  * a batch of inserts nor a search of millions of rows holds the server's event loop. Asked by
- * `sqliteRequestLog` with `{id, call, args}`; answers `{id, result}` or `{id, error}`, in order.
+ * `sqliteRequestLog` (request-log.ts) with `{id, call, args}`; answers `{id, result}` or `{id, error}`, in order.
  */
 const { file } = workerData as { file: string };
 const db = new Sqlite(file);

@@ -1,15 +1,15 @@
 import { Worker } from 'node:worker_threads';
-import { createPrivateFile } from '../storage/sqlite/files.js';
-import type { RequestLogStore, RequestPage, RequestRecord } from './types.js';
+import type { RequestLogStore, RequestPage, RequestRecord } from '../../request-log/index.js';
+import { createPrivateFile } from './files.js';
 
 /**
  * The request log in a SQLite file of its own (`<database>.requests.db` beside the database), written and
- * read by a worker thread (sqlite-worker.ts): the API's database never waits on it, and the server's event
+ * read by a worker thread (request-log-worker.ts): the API's database never waits on it, and the server's event
  * loop never runs its statements. The file is created 0600, as the database is.
  */
 export async function sqliteRequestLog(file: string): Promise<RequestLogStore> {
   createPrivateFile(file);
-  const worker = new Worker(new URL('./sqlite-worker.js', import.meta.url), { workerData: { file } });
+  const worker = new Worker(new URL('./request-log-worker.js', import.meta.url), { workerData: { file } });
   const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let next = 1;
   let failure: Error | undefined;
