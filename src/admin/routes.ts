@@ -16,7 +16,7 @@ import {
 } from '../contract/index.js';
 import { DomainConflictError, DomainInputError, type DomainManager } from '../domains/index.js';
 import { ApiError } from '../errors/index.js';
-import type { OperationHandler } from '../http/index.js';
+import { type OperationHandler, queryTime } from '../http/index.js';
 import {
   type ApiKeyRecord,
   type IssuedKey,
@@ -81,14 +81,6 @@ function limitsOf(body: { perMinute?: number; perDay?: number }, current?: ApiKe
   return { perMinute, perDay };
 }
 
-/** A timestamp of a query, as stored (ISO 8601, UTC); the schema let through only RFC 3339's shape. */
-function instant(text: string | undefined, field: string): number | undefined {
-  if (text === undefined) return undefined;
-  const ms = parseTimestamp(text);
-  if (ms === undefined)
-    throw new ApiError('validation_failed', `${field} is not a date and time that exists`);
-  return ms;
-}
 const isoOf = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 /**
@@ -215,8 +207,8 @@ export function createAdminHandlers(deps: {
     },
     async listAuditEvents(request, reply) {
       const query = request.query as AuditQuery;
-      const from = isoOf(instant(query.from, 'from'));
-      const to = isoOf(instant(query.to, 'to'));
+      const from = isoOf(queryTime(query.from, 'from'));
+      const to = isoOf(queryTime(query.to, 'to'));
       const events = await audit.list({
         after: query.after ?? 0,
         limit: query.limit ?? AUDIT_PAGE.default,
@@ -280,8 +272,8 @@ export function createAdminHandlers(deps: {
       if (query.key !== undefined && (await keys.get(query.key)) === undefined) throw missing(query.key);
       const granularity = query.granularity ?? 'hour';
       const span = granularity === 'hour' ? USAGE_SPAN.hours : USAGE_SPAN.days;
-      const to = instant(query.to, 'to') ?? clock.now();
-      const from = instant(query.from, 'from');
+      const to = queryTime(query.to, 'to') ?? clock.now();
+      const from = queryTime(query.from, 'from');
       // This instance's counts are stored first; the others' reach storage within their flush interval.
       await recorder.flush();
       const series = await usageSeries(usage, { key: query.key, granularity, from, to, span });

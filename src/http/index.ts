@@ -25,4 +25,4 @@ export {
 } from './routes.js';
 export { sendPrepared } from './send.js';
 export { isLoopbackAddress, overHttps, transportSecurity } from './transport.js';
-export { DESCRIBED_KEYWORDS, registerValidators } from './validation.js';
+export { DESCRIBED_KEYWORDS, queryTime, registerValidators } from './validation.js';

@@ -1,5 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
+import { parseTimestamp } from '../clock/index.js';
+import { ApiError } from '../errors/index.js';
 
 /** A parameter written as a whole number in plain decimal digits: no sign, leading zero, exponent or fraction. */
 const CANONICAL_INTEGER = /^(0|[1-9]\d*)$/;
@@ -164,4 +166,16 @@ export function describeValidationError(error: ErrorObject, part: string): strin
       // A keyword no schema of the contract uses today: never pass Ajv's own wording through.
       return `${field} is not valid`;
   }
+}
+
+/**
+ * A time of a query (`from`, `to`) in milliseconds; undefined when not given. The schema let through only
+ * RFC 3339's shape: a date that does not exist (February 30th) is 400 here, naming the field.
+ */
+export function queryTime(text: string | undefined, field: string): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseTimestamp(text);
+  if (ms === undefined)
+    throw new ApiError('validation_failed', `${field} is not a date and time that exists`);
+  return ms;
 }

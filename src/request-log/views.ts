@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseTimestamp } from '../clock/index.js';
 import {
   type AdminLoggedRequest,
   type LoggedRequest,
@@ -10,6 +9,7 @@ import {
   type RequestQuery,
 } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
+import { queryTime } from '../http/index.js';
 import type { RequestLog } from './log.js';
 import type { RequestCursor, RequestFilter, RequestPage, RequestRecord } from './types.js';
 
@@ -40,14 +40,6 @@ function parseCursor(text: string): RequestCursor {
   return { at, requestId };
 }
 
-function instant(text: string | undefined, field: string): number | undefined {
-  if (text === undefined) return undefined;
-  const ms = parseTimestamp(text);
-  if (ms === undefined)
-    throw new ApiError('validation_failed', `${field} is not a date and time that exists`);
-  return ms;
-}
-
 /** `404` as one status, `4xx` as 400 to 499. */
 function statusOf(text: string | undefined): RequestFilter['status'] {
   if (text === undefined) return undefined;
@@ -68,9 +60,9 @@ export function filterOf(query: OwnRequestQuery & Partial<RequestQuery>, keyId?:
   if (query.code !== undefined) filter.errorCode = query.code;
   if (query.route !== undefined) filter.route = query.route;
   if (query.method !== undefined) filter.method = query.method;
-  const from = instant(query.from, 'from');
+  const from = queryTime(query.from, 'from');
   if (from !== undefined) filter.from = from;
-  const to = instant(query.to, 'to');
+  const to = queryTime(query.to, 'to');
   if (to !== undefined) filter.to = to;
   if (query.requestId !== undefined) filter.requestId = query.requestId;
   if (query.client !== undefined) filter.client = query.client;

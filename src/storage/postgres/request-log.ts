@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { RequestFilter, RequestLogStore, RequestPage, RequestRecord } from '../../request-log/index.js';
+import { type RequestLogRow, requestOfRow } from '../request-log-row.js';
 
 const DAY_MS = 86_400_000;
 
@@ -49,48 +50,6 @@ const SELECT = `
          status, error_code, error_message, duration_ms, bytes, remaining, replayed, deprecated, instance,
          user_agent
   FROM request_log`;
-
-interface Row {
-  at: number;
-  request_id: string;
-  key_id: string | null;
-  actor: string | null;
-  client: string | null;
-  method: string;
-  route: string | null;
-  path: string;
-  status: number;
-  error_code: string | null;
-  error_message: string | null;
-  duration_ms: number;
-  bytes: number;
-  remaining: number | null;
-  replayed: boolean;
-  deprecated: boolean;
-  instance: string;
-  user_agent: string | null;
-}
-
-const recordOf = (row: Row): RequestRecord => ({
-  at: row.at,
-  requestId: row.request_id,
-  keyId: row.key_id,
-  actor: row.actor,
-  client: row.client,
-  method: row.method,
-  route: row.route,
-  path: row.path,
-  status: row.status,
-  errorCode: row.error_code,
-  errorMessage: row.error_message,
-  durationMs: row.duration_ms,
-  bytes: row.bytes,
-  remaining: row.remaining,
-  replayed: row.replayed,
-  deprecated: row.deprecated,
-  instance: row.instance,
-  userAgent: row.user_agent,
-});
 
 /** The WHERE clause of a filter and its values, in PostgreSQL's dialect. */
 function whereOf(filter: RequestFilter & { before?: RequestPage['before'] }): {
@@ -233,11 +192,11 @@ export async function postgresRequestLog(url: string): Promise<RequestLogStore> 
     },
     async list(page) {
       const { sql, values } = whereOf(page);
-      const { rows } = await pool.query<Row>(
+      const { rows } = await pool.query<RequestLogRow>(
         `${SELECT} ${sql} ORDER BY at DESC, request_id DESC LIMIT $${values.length + 1}`,
         [...values, page.limit],
       );
-      return rows.map(recordOf);
+      return rows.map(requestOfRow);
     },
     async prune(before) {
       // Whole days only: a partition goes once its last moment is older than `before`.

@@ -1,4 +1,5 @@
 import type { RequestFilter, RequestPage, RequestRecord } from '../../request-log/index.js';
+import { REQUEST_LOG_COLUMNS, type RequestLogRow, requestOfRow } from '../request-log-row.js';
 import type { Database } from './driver.js';
 
 /**
@@ -35,52 +36,6 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS requests_by_key ON requests (key_id, at);
   CREATE INDEX IF NOT EXISTS requests_by_request_id ON requests (request_id);
 `;
-
-const COLUMNS =
-  'at, request_id, key_id, actor, client, method, route, path, status, error_code, error_message, ' +
-  'duration_ms, bytes, remaining, replayed, deprecated, instance, user_agent';
-
-interface Row {
-  at: number;
-  request_id: string;
-  key_id: string | null;
-  actor: string | null;
-  client: string | null;
-  method: string;
-  route: string | null;
-  path: string;
-  status: number;
-  error_code: string | null;
-  error_message: string | null;
-  duration_ms: number;
-  bytes: number;
-  remaining: number | null;
-  replayed: number;
-  deprecated: number;
-  instance: string;
-  user_agent: string | null;
-}
-
-const recordOf = (row: Row): RequestRecord => ({
-  at: row.at,
-  requestId: row.request_id,
-  keyId: row.key_id,
-  actor: row.actor,
-  client: row.client,
-  method: row.method,
-  route: row.route,
-  path: row.path,
-  status: row.status,
-  errorCode: row.error_code,
-  errorMessage: row.error_message,
-  durationMs: row.duration_ms,
-  bytes: row.bytes,
-  remaining: row.remaining,
-  replayed: row.replayed === 1,
-  deprecated: row.deprecated === 1,
-  instance: row.instance,
-  userAgent: row.user_agent,
-});
 
 /** The WHERE clause of a filter and its values, in SQLite's dialect. */
 export function whereOf(filter: RequestFilter & { before?: RequestPage['before'] }): {
@@ -125,7 +80,7 @@ export function requestRows(db: Database) {
   db.pragma('journal_size_limit = 16777216');
   db.exec(SCHEMA);
   const insert = db.prepare(
-    `INSERT INTO requests (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO requests (${REQUEST_LOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertAll = db.transaction((records: readonly RequestRecord[]) => {
     for (const r of records) {
@@ -171,9 +126,11 @@ export function requestRows(db: Database) {
     list(page: RequestPage): RequestRecord[] {
       const { sql, values } = whereOf(page);
       const rows = db
-        .prepare(`SELECT ${COLUMNS} FROM requests ${sql} ORDER BY at DESC, request_id DESC LIMIT ?`)
-        .all(...values, page.limit) as Row[];
-      return rows.map(recordOf);
+        .prepare(
+          `SELECT ${REQUEST_LOG_COLUMNS} FROM requests ${sql} ORDER BY at DESC, request_id DESC LIMIT ?`,
+        )
+        .all(...values, page.limit) as RequestLogRow[];
+      return rows.map(requestOfRow);
     },
     prune(before: number, maxBytes: number): number {
       let deleted = 0;
