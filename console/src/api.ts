@@ -1,5 +1,6 @@
 import { sessionEnded } from './session.js';
 import type {
+  AdminLoggedRequest,
   ApiKey,
   ApiKeyChange,
   ApiKeyCreated,
@@ -57,16 +58,32 @@ export function inBackground<T>(load: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * One admin API request with the session: its cookie, and its second secret in `X-Petstore-Session`. A 401
- * means the session is gone (expired, revoked, signed out in another tab): the console goes back to its
- * sign-in page.
- */
-async function call<T>(path: string, { method = 'GET', body, headers = {} }: Call = {}): Promise<T> {
+/** The session's headers for a call: its second secret, and the background mark while `inBackground` runs. */
+function sessionHeaders(headers: Record<string, string> = {}): Record<string, string> {
   const secret = sessionStorage.getItem(SECRET_ITEM);
   const sent: Record<string, string> = { ...headers };
   if (secret !== null && sent.authorization === undefined) sent['x-petstore-session'] = secret;
   if (background > 0) sent['x-petstore-background'] = 'true';
+  return sent;
+}
+
+/** Throws the admin API's error of an answer of 400 and above; a 401 ends the session (see `call`). */
+async function refused(path: string, response: Response): Promise<never> {
+  const error = (await response.json().catch(() => null)) as { code?: string; message?: string } | null;
+  if (response.status === 401 && !path.startsWith('/sessions')) sessionEnded();
+  throw new ApiError(response.status, error?.code ?? 'unknown', error?.message ?? response.statusText);
+}
+
+/**
+ * One admin API request with the session, answered with its headers: its cookie, and its second secret in
+ * `X-Petstore-Session`. A 401 means the session is gone (expired, revoked, signed out in another tab): the
+ * console goes back to its sign-in page.
+ */
+async function exchange<T>(
+  path: string,
+  { method = 'GET', body, headers = {} }: Call = {},
+): Promise<{ body: T; headers: Headers }> {
+  const sent = sessionHeaders(headers);
   if (body !== undefined) sent['content-type'] = 'application/json';
   const response = await fetch(`${ADMIN}${path}`, {
     method,
@@ -75,12 +92,15 @@ async function call<T>(path: string, { method = 'GET', body, headers = {} }: Cal
     headers: sent,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  if (response.status === 204) return undefined as T;
-  const answer = (await response.json().catch(() => null)) as unknown;
-  if (response.ok) return answer as T;
-  const error = answer as { code?: string; message?: string } | null;
-  if (response.status === 401 && !path.startsWith('/sessions')) sessionEnded();
-  throw new ApiError(response.status, error?.code ?? 'unknown', error?.message ?? response.statusText);
+  if (!response.ok) return refused(path, response);
+  if (response.status === 204) return { body: undefined as T, headers: response.headers };
+  const answer = (await response.json().catch(() => null)) as T;
+  return { body: answer, headers: response.headers };
+}
+
+/** One admin API request with the session (see `exchange`), answered with its body. */
+async function call<T>(path: string, init: Call = {}): Promise<T> {
+  return (await exchange<T>(path, init)).body;
 }
 
 /** A query string of the values that are set, or nothing. */
@@ -100,6 +120,34 @@ export interface AuditFilter {
   to?: string;
   before?: number;
   limit?: number;
+}
+
+/** The request log's filters, as `GET /admin/v1/requests` takes them. */
+export interface RequestFilter {
+  key?: string;
+  status?: string;
+  code?: string;
+  route?: string;
+  method?: string;
+  from?: string;
+  to?: string;
+  requestId?: string;
+  client?: string;
+}
+
+/** A page of the request log: its rows, where the next begins (none: this is the last), and its own id. */
+export interface RequestPage {
+  rows: AdminLoggedRequest[];
+  cursor: string | undefined;
+  /** The `X-Request-Id` of the call that read this page, which the log itself keeps as a row. */
+  requestId: string | null;
+}
+
+/** The cursor of a `Link: <…cursor=…>; rel="next"` header. */
+function nextCursor(link: string | null): string | undefined {
+  const target = link?.match(/<([^>]*)>\s*;\s*rel="next"/)?.[1];
+  if (target === undefined) return undefined;
+  return new URL(target, window.location.origin).searchParams.get('cursor') ?? undefined;
 }
 
 /** The admin API, as the console uses it. */
@@ -151,4 +199,29 @@ export const api = {
 
   /** Audit events, newest first; `before` pages to older ones. */
   audit: (filter: AuditFilter) => call<AuditEvent[]>(`/audit${query({ ...filter, order: 'desc' })}`),
+
+  /** Logged requests, newest first; `cursor` pages to older ones. */
+  requests: async (filter: RequestFilter, page: { cursor?: string; limit?: number } = {}) => {
+    const answer = await exchange<AdminLoggedRequest[]>(`/requests${query({ ...filter, ...page })}`);
+    return {
+      rows: answer.body,
+      cursor: nextCursor(answer.headers.get('link')),
+      requestId: answer.headers.get('x-request-id'),
+    } satisfies RequestPage;
+  },
+  /** One logged request, by the `X-Request-Id` its client got. */
+  request: (requestId: string) => call<AdminLoggedRequest>(`/requests/${id(requestId)}`),
+  /**
+   * Every row of a filter as a file: the session's header cannot ride on a plain link, so the console asks
+   * for the export itself and hands the browser what came.
+   */
+  exportRequests: async (filter: RequestFilter, format: 'ndjson' | 'csv') => {
+    const path = `/requests${query({ ...filter, format })}`;
+    const response = await fetch(`${ADMIN}${path}`, {
+      credentials: 'same-origin',
+      headers: sessionHeaders(),
+    });
+    if (!response.ok) return refused(path, response);
+    return response.blob();
+  },
 };

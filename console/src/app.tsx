@@ -7,6 +7,8 @@ import { DomainPage } from './pages/domain-page.js';
 import { KeyList } from './pages/key-list.js';
 import { KeyPage } from './pages/key-page.js';
 import { NotFound } from './pages/not-found.js';
+import { RequestPage } from './pages/request-page.js';
+import { RequestsPage } from './pages/requests-page.js';
 import { SignIn } from './pages/sign-in.js';
 import { UsagePage } from './pages/usage-page.js';
 import { BASE, href, location, navigate, type Route, routeOf } from './router.js';
@@ -16,6 +18,7 @@ const SECTIONS = [
   { label: 'Domains', path: href('domains'), pages: ['domains', 'domain'] },
   { label: 'API keys', path: href('keys'), pages: ['keys', 'key'] },
   { label: 'Usage', path: href('usage'), pages: ['usage'] },
+  { label: 'Requests', path: href('requests'), pages: ['requests', 'request'] },
   { label: 'Audit', path: href('audit'), pages: ['audit'] },
 ] as const;
 
@@ -37,6 +40,10 @@ function Page({ route }: { route: Route }) {
       return <UsagePage />;
     case 'audit':
       return <AuditPage />;
+    case 'requests':
+      return <RequestsPage />;
+    case 'request':
+      return <RequestPage key={route.id} id={route.id} />;
     case 'not-found':
       return <NotFound />;
   }

@@ -27,3 +27,13 @@ export function fromDateTimeInput(value: string): string | undefined {
 
 /** The `<input type="datetime-local">` value of an RFC 3339 time, in UTC. */
 export const toDateTimeInput = (iso: string | null | undefined) => (iso ? iso.slice(0, 16) : '');
+
+/** `2026-11-26 10:23:45.120 UTC`: a request's time, to the millisecond the request log keeps. */
+export function formatInstant(iso: string): string {
+  const time = new Date(iso);
+  if (Number.isNaN(time.getTime())) return iso;
+  return `${time.toISOString().slice(0, 23).replace('T', ' ')} UTC`;
+}
+
+/** `12.3 ms`, `1,204 ms`: a duration as the request log measures it. */
+export const formatDuration = (ms: number) => `${ms < 100 ? ms.toFixed(1) : formatNumber(Math.round(ms))} ms`;

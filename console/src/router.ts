@@ -1,4 +1,5 @@
 import { signal } from '@preact/signals';
+import type { RequestFilter } from './api.js';
 
 /** Where the console is served; every page's URL is below it, and the server answers each with the app. */
 export const BASE = '/console';
@@ -11,6 +12,8 @@ export type Route =
   | { page: 'key'; id: string }
   | { page: 'usage' }
   | { page: 'audit' }
+  | { page: 'requests' }
+  | { page: 'request'; id: string }
   | { page: 'not-found' };
 
 /** The browser's location, as the console reads it: changed by `navigate` and by back and forward. */
@@ -26,6 +29,8 @@ function segment(value: string): string | undefined {
 
 /** The shape of a key's public id (the admin API's `KeyId`). */
 const KEY_ID = /^key_[0-9A-Za-z]{12}$/;
+/** The shape of a request id the request log takes (the admin API's `requestId`). */
+const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /** The page of a path such as `/console/keys/key_3fK9x2LmQ8aZ`; the console's home is the domains page. */
 export function routeOf(pathname: string): Route {
@@ -40,11 +45,23 @@ export function routeOf(pathname: string): Route {
     return KEY_ID.test(item) ? { page: 'key', id: item } : { page: 'not-found' };
   if (section === 'usage' && item === undefined) return { page: 'usage' };
   if (section === 'audit' && item === undefined) return { page: 'audit' };
+  if (section === 'requests' && item === undefined) return { page: 'requests' };
+  if (section === 'requests' && item)
+    return REQUEST_ID.test(item) ? { page: 'request', id: item } : { page: 'not-found' };
   return { page: 'not-found' };
 }
 
 /** The URL of a page below the console, each part escaped. */
 export const href = (...parts: string[]) => [BASE, ...parts.map(encodeURIComponent)].join('/');
+
+/** The Requests page's URL for a filter: what a key's page, a request and the usage charts link to. */
+export function requestsHref(filter: RequestFilter): string {
+  const params = new URLSearchParams(
+    Object.entries(filter).filter((entry): entry is [string, string] => Boolean(entry[1])),
+  );
+  const query = params.toString();
+  return `${BASE}/requests${query ? `?${query}` : ''}`;
+}
 
 /** Goes to a page of the console without a reload; `replace` keeps the history as it is (a redirect). */
 export function navigate(to: string, { replace = false } = {}): void {

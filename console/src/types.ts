@@ -20,6 +20,8 @@ export type {
   NewDomain,
 } from '../../src/contract/admin.js';
 export type { PlanName, Scope } from '../../src/contract/keys.js';
+/** One answered request, as the request log keeps it for the operator. */
+export type { AdminLoggedRequest } from '../../src/contract/requests.js';
 
 export type ApiKeyCreated = Static<typeof ApiKeyCreatedSchema>;
 export type Domain = Static<typeof DomainSchema>;

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import { formatDay, formatNumber, formatTime } from '../format.js';
+import { navigate, requestsHref } from '../router.js';
 import type { UsageBucket, UsageSeries } from '../types.js';
 
 type Outcome = Exclude<keyof UsageBucket, 'start'>;
@@ -103,15 +104,32 @@ function plotOptions(width: number, series: UsageSeries): uPlot.Options {
 /**
  * One usage series as a uPlot chart of the four outcomes, followed by the same numbers as a table. The chart
  * is a picture (hidden from screen readers); the table is the accessible form, collapsed on screen in a
- * `<details>` but kept readable (see `.numbers` in styles.css).
+ * `<details>` but kept readable (see `.numbers` in styles.css). Each bucket of the table links to its requests in
+ * the request log (of the key, when the chart is one key's), and so does a click on its bar.
  */
-export function UsageChart({ title, series }: { title: string; series: UsageSeries }) {
+export function UsageChart({
+  title,
+  series,
+  keyId,
+}: {
+  title: string;
+  series: UsageSeries;
+  keyId?: string | undefined;
+}) {
   const holder = useRef<HTMLDivElement>(null);
   const titleId = useId();
   const hourly = series.granularity === 'hour';
   const totals = Object.fromEntries(
     OUTCOMES.map(({ field }) => [field, series.buckets.reduce((sum, bucket) => sum + bucket[field], 0)]),
   ) as Record<Outcome, number>;
+
+  const seconds = BUCKET_SECONDS[series.granularity];
+  const bucketHref = (start: string) =>
+    requestsHref({
+      ...(keyId ? { key: keyId } : {}),
+      from: start,
+      to: new Date(Date.parse(start) + seconds * 1000).toISOString(),
+    });
 
   useEffect(() => {
     const element = holder.current;
@@ -123,7 +141,14 @@ export function UsageChart({ title, series }: { title: string; series: UsageSeri
     const plot = new uPlot(plotOptions(element.clientWidth, series), data, element);
     const resized = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: HEIGHT }));
     resized.observe(element);
+    // A click on a bar opens its bucket's requests; the keyboard has the same links in the table.
+    const open = () => {
+      const start = series.buckets[plot.cursor.idx ?? -1]?.start;
+      if (start !== undefined) navigate(bucketHref(start));
+    };
+    plot.over.addEventListener('click', open);
     return () => {
+      plot.over.removeEventListener('click', open);
       resized.disconnect();
       plot.destroy();
     };
@@ -154,7 +179,11 @@ export function UsageChart({ title, series }: { title: string; series: UsageSeri
             <tbody>
               {series.buckets.map((bucket) => (
                 <tr key={bucket.start}>
-                  <th scope="row">{hourly ? formatTime(bucket.start) : formatDay(bucket.start)}</th>
+                  <th scope="row">
+                    <a href={bucketHref(bucket.start)}>
+                      {hourly ? formatTime(bucket.start) : formatDay(bucket.start)}
+                    </a>
+                  </th>
                   {OUTCOMES.map(({ field }) => (
                     <td key={field} class="number">
                       {formatNumber(bucket[field])}

@@ -14,8 +14,8 @@ export function UsageCharts({ keyId }: { keyId?: string }) {
   const [hourly, daily] = usage.data;
   return (
     <div class="charts">
-      <UsageChart title="Requests per hour, last 48 hours" series={hourly} />
-      <UsageChart title="Requests per day, last 90 days" series={daily} />
+      <UsageChart title="Requests per hour, last 48 hours" series={hourly} keyId={keyId} />
+      <UsageChart title="Requests per day, last 90 days" series={daily} keyId={keyId} />
     </div>
   );
 }

@@ -12,7 +12,7 @@ import { UsageCharts } from '../components/usage-charts.js';
 import { formatNumber, formatTime } from '../format.js';
 import { useFocusReturn, useServerData, useTitle } from '../hooks.js';
 import { issuedKey, notice } from '../notice.js';
-import { href, location, navigate } from '../router.js';
+import { href, location, navigate, requestsHref } from '../router.js';
 import type { ApiKey, ApiKeyChange } from '../types.js';
 import { NotFound } from './not-found.js';
 
@@ -240,6 +240,9 @@ export function KeyPage({ id }: { id: string }) {
       </section>
       <section aria-labelledby="usage-heading">
         <h2 id="usage-heading">Usage</h2>
+        <p>
+          <a href={requestsHref({ key: apiKey.id })}>Its requests</a>, one by one, in the request log.
+        </p>
         <UsageCharts keyId={apiKey.id} />
       </section>
       <section aria-labelledby="history-heading">

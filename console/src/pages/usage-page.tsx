@@ -3,7 +3,7 @@ import { LoadError, Loading } from '../components/status.js';
 import { UsageCharts } from '../components/usage-charts.js';
 import { formatNumber, formatShare } from '../format.js';
 import { useServerData, useTitle } from '../hooks.js';
-import { href } from '../router.js';
+import { href, location } from '../router.js';
 import type { KeyUsage } from '../types.js';
 
 /** Above this share of its day window a key is close to being refused; the operator may raise its plan. */
@@ -70,6 +70,30 @@ function KeyUsageTable({ rows, caption }: { rows: KeyUsage[]; caption: string })
 
 /** Usage of all keys: charts by hour and by day, the most used keys today, and those near their limit. */
 export function UsagePage() {
+  const keyId = new URLSearchParams(location.value.search).get('key');
+  return keyId ? <KeyUsagePage keyId={keyId} /> : <AllUsagePage />;
+}
+
+/** One key's charts, as its page has them, for a link that names a key (a request's "the key's usage"). */
+function KeyUsagePage({ keyId }: { keyId: string }) {
+  useTitle(`Usage of ${keyId}`);
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href={href('usage')}>Usage of all keys</a>
+      </p>
+      <h1 tabIndex={-1} class="break">
+        Usage of {keyId}
+      </h1>
+      <p class="muted">
+        Every answer to <a href={href('keys', keyId)}>this key</a>, by outcome. Hours and days are UTC.
+      </p>
+      <UsageCharts keyId={keyId} />
+    </>
+  );
+}
+
+function AllUsagePage() {
   useTitle('Usage');
   // Every key, for those near their limit; the top of the list is the most used.
   const today = useServerData(() => api.usageByKey(1000), []);

@@ -1,0 +1,300 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, inBackground, type RequestFilter } from '../api.js';
+import { RequestTable } from '../components/request-table.js';
+import { LoadError, Loading } from '../components/status.js';
+import { fromDateTimeInput, toDateTimeInput } from '../format.js';
+import { useTitle } from '../hooks.js';
+import { BASE, href, location, navigate, requestsHref } from '../router.js';
+import type { AdminLoggedRequest } from '../types.js';
+
+const PAGE = 50;
+/** The most the live tail asks for at once; past it, the page starts afresh rather than leave a gap. */
+const TAIL_LIMIT = 200;
+/** How often the live tail asks for new rows. */
+const TAIL_MS = 2000;
+const FILTERS = ['key', 'status', 'code', 'route', 'method', 'client', 'from', 'to'] as const;
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** The filters are in the URL's query, so a filtered view is a link that can be shared and reloaded. */
+function filtersOf(search: string): RequestFilter {
+  const params = new URLSearchParams(search);
+  const filters: RequestFilter = {};
+  for (const name of FILTERS) {
+    const value = params.get(name);
+    if (value) filters[name] = value;
+  }
+  return filters;
+}
+
+const rowKey = (row: AdminLoggedRequest) => `${row.at} ${row.requestId}`;
+
+/** Pasting a request id (from a customer's Error body) and pressing Enter opens that request at once. */
+function FindRequest() {
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const id = String(form.get('requestId') ?? '').trim();
+    if (id) navigate(href('requests', id));
+  };
+  return (
+    <search>
+      <form class="panel filters" aria-label="Find a request by id" onSubmit={submit}>
+        <div>
+          <label for="find-request">Request id</label>
+          <input
+            id="find-request"
+            name="requestId"
+            placeholder="Paste an X-Request-Id, press Enter"
+            autoComplete="off"
+            spellcheck={false}
+          />
+        </div>
+        <div class="actions">
+          <button type="submit">Find</button>
+        </div>
+      </form>
+    </search>
+  );
+}
+
+function Field({
+  name,
+  label,
+  value,
+  placeholder,
+}: {
+  name: string;
+  label: string;
+  value: string | undefined;
+  placeholder: string;
+}) {
+  return (
+    <div>
+      <label for={`filter-${name}`}>{label}</label>
+      <input id={`filter-${name}`} name={name} placeholder={placeholder} defaultValue={value ?? ''} />
+    </div>
+  );
+}
+
+/**
+ * The filters as the URL has them: a new URL (Filter, Clear, back, forward) makes a new form (its `key`), and
+ * until then the fields are the reader's, so rows arriving while they type leave their text alone.
+ */
+function FilterForm({ filters }: { filters: RequestFilter }) {
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const chosen: RequestFilter = {};
+    for (const name of FILTERS) {
+      const raw = String(form.get(name) ?? '').trim();
+      const value = name === 'from' || name === 'to' ? fromDateTimeInput(raw) : raw;
+      if (value) chosen[name] = value;
+    }
+    navigate(requestsHref(chosen));
+  };
+  return (
+    <form class="panel filters" onSubmit={submit} aria-label="Filter requests">
+      <Field name="key" label="Key" value={filters.key} placeholder="key_…" />
+      <Field name="status" label="Status" value={filters.status} placeholder="404, or a class: 4xx" />
+      <Field name="code" label="Error code" value={filters.code} placeholder="rate_limited" />
+      <Field name="route" label="Route" value={filters.route} placeholder="/v1/pets/{petId}" />
+      <div>
+        <label for="filter-method">Method</label>
+        <select id="filter-method" name="method" defaultValue={filters.method ?? ''}>
+          <option value="">Any</option>
+          {METHODS.map((method) => (
+            <option key={method} value={method}>
+              {method}
+            </option>
+          ))}
+        </select>
+      </div>
+      <Field name="client" label="Client address" value={filters.client} placeholder="203.0.113.7" />
+      <div>
+        <label for="filter-from">From (UTC)</label>
+        <input
+          id="filter-from"
+          name="from"
+          type="datetime-local"
+          defaultValue={toDateTimeInput(filters.from)}
+        />
+      </div>
+      <div>
+        <label for="filter-to">To (UTC)</label>
+        <input id="filter-to" name="to" type="datetime-local" defaultValue={toDateTimeInput(filters.to)} />
+      </div>
+      <div class="actions">
+        <button type="submit" class="button-primary">
+          Filter
+        </button>
+        <a href={`${BASE}/requests`}>Clear</a>
+      </div>
+    </form>
+  );
+}
+
+/** Downloads every row of the filter as NDJSON or CSV. */
+function Exports({ filters }: { filters: RequestFilter }) {
+  const [error, setError] = useState<string | null>(null);
+  const save = async (format: 'ndjson' | 'csv') => {
+    setError(null);
+    try {
+      const file = await api.exportRequests(filters, format);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(file);
+      link.download = `requests.${format}`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      URL.revokeObjectURL(link.href);
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+  return (
+    <div class="actions">
+      <span class="muted">Export this filter:</span>
+      <button type="button" class="button-small" onClick={() => save('ndjson')}>
+        NDJSON
+      </button>
+      <button type="button" class="button-small" onClick={() => save('csv')}>
+        CSV
+      </button>
+      {error && (
+        <span class="error" role="alert">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Requests: the request log, newest first, filtered as the URL says, paged with Load more, and a live tail
+ * that asks for new rows every 2 seconds (as a background refresh) until the operator pauses it.
+ */
+export function RequestsPage() {
+  useTitle('Requests');
+  const search = location.value.search;
+  const filters = filtersOf(search);
+  const [rows, setRows] = useState<AdminLoggedRequest[] | undefined>();
+  const [cursor, setCursor] = useState<string | undefined>();
+  const [error, setError] = useState<Error | undefined>();
+  // A filter that ends at a time has nothing new to follow.
+  const [live, setLive] = useState(true);
+  const tailable = filters.to === undefined;
+  const shown = useRef<AdminLoggedRequest[]>([]);
+  // The page's own reads of the log are rows of it too: the tail leaves them out, or it would show itself.
+  const own = useRef(new Set<string>());
+  const generation = useRef(0);
+
+  const show = (next: AdminLoggedRequest[]) => {
+    shown.current = next;
+    setRows(next);
+  };
+  const remember = (requestId: string | null) => {
+    if (requestId !== null) own.current.add(requestId);
+  };
+
+  const load = async (more = false) => {
+    const mine = generation.current;
+    try {
+      const page = await api.requests(filtersOf(search), {
+        limit: PAGE,
+        ...(more && cursor ? { cursor } : {}),
+      });
+      if (mine !== generation.current) return;
+      remember(page.requestId);
+      show(more ? [...shown.current, ...page.rows] : page.rows);
+      setCursor(page.cursor);
+      setError(undefined);
+    } catch (failure) {
+      if (mine === generation.current) setError(failure as Error);
+    }
+  };
+
+  useEffect(() => {
+    generation.current += 1;
+    shown.current = [];
+    setRows(undefined);
+    setCursor(undefined);
+    void load();
+  }, [search]);
+
+  useEffect(() => {
+    if (!live || !tailable || rows === undefined) return undefined;
+    let busy = false;
+    const tick = async () => {
+      if (busy || document.visibilityState !== 'visible') return;
+      busy = true;
+      const mine = generation.current;
+      try {
+        const newest = shown.current[0]?.at;
+        const since = newest ?? filters.from;
+        const page = await inBackground(() =>
+          api.requests({ ...filtersOf(search), ...(since ? { from: since } : {}) }, { limit: TAIL_LIMIT }),
+        );
+        if (mine !== generation.current) return;
+        remember(page.requestId);
+        if (page.rows.length >= TAIL_LIMIT) {
+          // More arrived than one ask holds: start afresh rather than leave a gap below the new rows.
+          await load();
+          return;
+        }
+        const known = new Set(shown.current.map(rowKey));
+        const arrived = page.rows.filter((row) => !known.has(rowKey(row)) && !own.current.has(row.requestId));
+        if (arrived.length > 0) show([...arrived, ...shown.current]);
+      } catch (failure) {
+        if (mine === generation.current) setError(failure as Error);
+      } finally {
+        busy = false;
+      }
+    };
+    const timer = setInterval(tick, TAIL_MS);
+    document.addEventListener('visibilitychange', tick);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', tick);
+    };
+  }, [live, tailable, rows === undefined, search]);
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Requests</h1>
+      <p class="muted">
+        Every answered request of <code>/v1</code> and <code>/admin/v1</code>, newest first, as the request
+        log keeps it (7 days by default). Times are UTC.
+      </p>
+      <FindRequest />
+      <FilterForm key={search} filters={filters} />
+      <div class="actions tail">
+        {tailable ? (
+          <>
+            <button type="button" onClick={() => setLive(!live)}>
+              {live ? 'Pause' : 'Resume'}
+            </button>
+            <span role="status">
+              {live ? 'Live: new requests appear at the top.' : 'Paused: new requests wait until you resume.'}
+            </span>
+          </>
+        ) : (
+          <span class="muted">This filter ends at a time, so there is nothing new to follow.</span>
+        )}
+      </div>
+      <Exports filters={filters} />
+      {error && <LoadError error={error} />}
+      {!rows && !error && <Loading what="requests" />}
+      {rows &&
+        (rows.length === 0 ? (
+          <p class="muted">No requests.</p>
+        ) : (
+          <RequestTable rows={rows} caption="Requests, newest first" />
+        ))}
+      {cursor && rows && (
+        <button type="button" onClick={() => load(true)}>
+          Load more
+        </button>
+      )}
+    </>
+  );
+}
