@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseTimestamp } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import { REQUESTS_PAGE } from '../contract/index.js';
-import { operatorView, type RequestFilter, type RequestRecord } from '../request-log/index.js';
+import { operatorView, type RequestFilter, type RequestRecord, statusRange } from '../request-log/index.js';
 import { openRequestLogStore, requestLogFile } from '../storage/index.js';
 import { parseOptions, UsageError } from './args.js';
 import { REQUESTS_OPTIONS } from './commands.js';
@@ -39,8 +39,7 @@ function filterOf(values: { key?: string; status?: string; since?: string; id?: 
         'requests',
       );
     }
-    const from = values.status.endsWith('xx') ? Number(values.status[0]) * 100 : Number(values.status);
-    filter.status = { from, to: values.status.endsWith('xx') ? from + 99 : from };
+    filter.status = statusRange(values.status);
   }
   if (values.since !== undefined) {
     const at = parseTimestamp(values.since);

@@ -12,12 +12,18 @@ export function pageAsked<A>(query: {
 
 /**
  * The `Link` of the next page (RFC 8288, as GitHub's API pages): the request's own path and query with
- * `after` moved on and `limit` kept, as a path-absolute reference, so it stays on whatever host was asked.
+ * `after` (or the list's own paging parameter, such as the request log's `cursor`) moved on and `limit`
+ * kept, as a path-absolute reference, so it stays on whatever host was asked.
  */
-export function nextPageLink(request: FastifyRequest, after: string | number, limit: number): string {
+export function nextPageLink(
+  request: FastifyRequest,
+  after: string | number,
+  limit: number,
+  parameter = 'after',
+): string {
   const url = new URL(request.url, 'http://service.invalid');
   url.searchParams.set('limit', String(limit));
-  url.searchParams.set('after', String(after));
+  url.searchParams.set(parameter, String(after));
   return `<${url.pathname}${url.search}>; rel="next"`;
 }
 
@@ -31,11 +37,12 @@ export function cutPage<T>(
   found: T[],
   limit: number,
   cursorOf: (last: T) => string | number,
+  parameter = 'after',
 ): T[] {
   const items = found.slice(0, limit);
   const last = items.at(-1);
   if (found.length > limit && last !== undefined) {
-    reply.header('link', nextPageLink(request, cursorOf(last), limit));
+    reply.header('link', nextPageLink(request, cursorOf(last), limit, parameter));
   }
   return items;
 }

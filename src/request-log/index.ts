@@ -1,5 +1,5 @@
 export { INSTANCE, registerRequestLog } from './hook.js';
-export { createRequestLog, FLUSH_MS, keptFrom, MAX_PENDING, type RequestLog } from './log.js';
+export { createRequestLog, type RequestLog } from './log.js';
 export type {
   RequestCursor,
   RequestFilter,
@@ -7,4 +7,12 @@ export type {
   RequestPage,
   RequestRecord,
 } from './types.js';
-export { filterOf, operatorView, ownView, requestLogOff, sendExport, sendPage } from './views.js';
+export {
+  filterOf,
+  operatorView,
+  ownView,
+  requestLogOff,
+  sendExport,
+  sendPage,
+  statusRange,
+} from './views.js';

@@ -3,14 +3,14 @@ import type { Logger } from '../log/index.js';
 import type { RequestLogStore, RequestPage, RequestRecord } from './types.js';
 
 /** How often the rows answered since reach the store: a reader on another instance sees them within 2 s. */
-export const FLUSH_MS = 250;
+const FLUSH_MS = 250;
 
 /**
  * The most rows waiting for the store. Past it a row is dropped and counted
  * (`petstore_request_log_rows_total{outcome="dropped"}`), never a request held: at 25,000 requests a
  * second that is four seconds of a writer that fell behind, about 40 MB at most.
  */
-export const MAX_PENDING = 100_000;
+const MAX_PENDING = 100_000;
 
 /** How many rows one write takes at most, so that one batch never holds the store long. */
 const BATCH = 5_000;
@@ -51,7 +51,7 @@ export interface RequestLog {
 }
 
 /** The start of the oldest UTC day that is kept, `days` whole days before today's. */
-export function keptFrom(now: number, days: number): number {
+function keptFrom(now: number, days: number): number {
   return now - (now % DAY_MS) - days * DAY_MS;
 }
 

@@ -9,7 +9,7 @@ import {
   type RequestQuery,
 } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
-import { queryTime } from '../http/index.js';
+import { cutPage, queryTime } from '../http/index.js';
 import type { RequestLog } from './log.js';
 import type { RequestCursor, RequestFilter, RequestPage, RequestRecord } from './types.js';
 
@@ -22,7 +22,7 @@ export function requestLogOff(): ApiError {
 }
 
 /** A page's cursor: the last row's time and request id, base64url (opaque to clients). */
-export function cursorOf(record: Pick<RequestRecord, 'at' | 'requestId'>): string {
+function cursorOf(record: Pick<RequestRecord, 'at' | 'requestId'>): string {
   return Buffer.from(`${record.at}.${record.requestId}`).toString('base64url');
 }
 
@@ -40,9 +40,8 @@ function parseCursor(text: string): RequestCursor {
   return { at, requestId };
 }
 
-/** `404` as one status, `4xx` as 400 to 499. */
-function statusOf(text: string | undefined): RequestFilter['status'] {
-  if (text === undefined) return undefined;
+/** `404` as one status, `4xx` as 400 to 499 (the schema, and the CLI, let through only those shapes). */
+export function statusRange(text: string): NonNullable<RequestFilter['status']> {
   if (text.endsWith('xx')) {
     const from = Number(text[0]) * 100;
     return { from, to: from + 99 };
@@ -55,8 +54,7 @@ export function filterOf(query: OwnRequestQuery & Partial<RequestQuery>, keyId?:
   const filter: RequestFilter = {};
   const key = keyId ?? query.key;
   if (key !== undefined) filter.keyId = key;
-  const status = statusOf(query.status);
-  if (status !== undefined) filter.status = status;
+  if (query.status !== undefined) filter.status = statusRange(query.status);
   if (query.code !== undefined) filter.errorCode = query.code;
   if (query.route !== undefined) filter.route = query.route;
   if (query.method !== undefined) filter.method = query.method;
@@ -113,14 +111,7 @@ export async function sendPage<V>(
   const page: RequestPage = { ...filter, limit: limit + 1 };
   if (query.cursor !== undefined) page.before = parseCursor(query.cursor);
   const found = await log.list(page);
-  const rows = found.slice(0, limit);
-  const last = rows.at(-1);
-  if (found.length > limit && last !== undefined) {
-    const url = new URL(request.url, 'http://service.invalid');
-    url.searchParams.set('limit', String(limit));
-    url.searchParams.set('cursor', cursorOf(last));
-    reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
-  }
+  const rows = cutPage(request, reply, found, limit, cursorOf, 'cursor');
   return reply.send(rows.map(view));
 }
 
