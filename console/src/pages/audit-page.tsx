@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type AuditFilter, api } from '../api.js';
 import { AuditTable } from '../components/audit-table.js';
+import { FilterField, filtersIn, filtersOfForm, TimeRangeAndActions } from '../components/filters.js';
 import { LoadError, Loading } from '../components/status.js';
-import { fromDateTimeInput, toDateTimeInput } from '../format.js';
 import { useTitle } from '../hooks.js';
 import { BASE, location, navigate } from '../router.js';
 import type { AuditEvent } from '../types.js';
@@ -11,17 +11,6 @@ const PAGE = 50;
 const FILTERS = ['target', 'actor', 'from', 'to'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 
-/** The filters are in the URL's query, so a filtered view is a link that can be shared and reloaded. */
-function filtersOf(search: string): Filters {
-  const params = new URLSearchParams(search);
-  const filters: Filters = {};
-  for (const name of FILTERS) {
-    const value = params.get(name);
-    if (value) filters[name] = value;
-  }
-  return filters;
-}
-
 /**
  * The filters as the URL has them: a new URL (Filter, Clear, back, forward) makes a new form (its `key`), and
  * until then the fields are the reader's, so a page arriving while they type leaves their text alone.
@@ -29,55 +18,16 @@ function filtersOf(search: string): Filters {
 function FilterForm({ filters }: { filters: Filters }) {
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    const params = new URLSearchParams();
-    for (const name of FILTERS) {
-      const raw = String(form.get(name) ?? '').trim();
-      const value = name === 'from' || name === 'to' ? fromDateTimeInput(raw) : raw;
-      if (value) params.set(name, value);
-    }
-    const query = params.toString();
+    const query = new URLSearchParams(
+      filtersOfForm(event.currentTarget as HTMLFormElement, FILTERS) as Record<string, string>,
+    ).toString();
     navigate(`${BASE}/audit${query ? `?${query}` : ''}`);
   };
   return (
     <form class="panel filters" onSubmit={submit} aria-label="Filter events">
-      <div>
-        <label for="filter-target">Target</label>
-        <input
-          id="filter-target"
-          name="target"
-          placeholder="key_… or a token id"
-          defaultValue={filters.target ?? ''}
-        />
-      </div>
-      <div>
-        <label for="filter-actor">Actor</label>
-        <input
-          id="filter-actor"
-          name="actor"
-          placeholder="a token id or cli"
-          defaultValue={filters.actor ?? ''}
-        />
-      </div>
-      <div>
-        <label for="filter-from">From (UTC)</label>
-        <input
-          id="filter-from"
-          name="from"
-          type="datetime-local"
-          defaultValue={toDateTimeInput(filters.from)}
-        />
-      </div>
-      <div>
-        <label for="filter-to">To (UTC)</label>
-        <input id="filter-to" name="to" type="datetime-local" defaultValue={toDateTimeInput(filters.to)} />
-      </div>
-      <div class="actions">
-        <button type="submit" class="button-primary">
-          Filter
-        </button>
-        <a href={`${BASE}/audit`}>Clear</a>
-      </div>
+      <FilterField name="target" label="Target" value={filters.target} placeholder="key_… or a token id" />
+      <FilterField name="actor" label="Actor" value={filters.actor} placeholder="a token id or cli" />
+      <TimeRangeAndActions from={filters.from} to={filters.to} clearHref={`${BASE}/audit`} />
     </form>
   );
 }
@@ -89,11 +39,11 @@ export function AuditPage() {
   const [events, setEvents] = useState<AuditEvent[] | undefined>();
   const [more, setMore] = useState(false);
   const [error, setError] = useState<Error | undefined>();
-  const filters = filtersOf(search);
+  const filters = filtersIn(search, FILTERS);
 
   const load = async (before?: number) => {
     const query: AuditFilter = {
-      ...filtersOf(search),
+      ...filtersIn(search, FILTERS),
       limit: PAGE,
       ...(before === undefined ? {} : { before }),
     };

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, inBackground, type RequestFilter } from '../api.js';
+import { FilterField, filtersIn, filtersOfForm, TimeRangeAndActions } from '../components/filters.js';
 import { RequestTable } from '../components/request-table.js';
 import { LoadError, Loading } from '../components/status.js';
-import { fromDateTimeInput, toDateTimeInput } from '../format.js';
 import { useTitle } from '../hooks.js';
 import { BASE, href, location, navigate, requestsHref } from '../router.js';
 import type { AdminLoggedRequest } from '../types.js';
@@ -14,17 +14,6 @@ const TAIL_LIMIT = 200;
 const TAIL_MS = 2000;
 const FILTERS = ['key', 'status', 'code', 'route', 'method', 'client', 'from', 'to'] as const;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-
-/** The filters are in the URL's query, so a filtered view is a link that can be shared and reloaded. */
-function filtersOf(search: string): RequestFilter {
-  const params = new URLSearchParams(search);
-  const filters: RequestFilter = {};
-  for (const name of FILTERS) {
-    const value = params.get(name);
-    if (value) filters[name] = value;
-  }
-  return filters;
-}
 
 const rowKey = (row: AdminLoggedRequest) => `${row.at} ${row.requestId}`;
 
@@ -57,25 +46,6 @@ function FindRequest() {
   );
 }
 
-function Field({
-  name,
-  label,
-  value,
-  placeholder,
-}: {
-  name: string;
-  label: string;
-  value: string | undefined;
-  placeholder: string;
-}) {
-  return (
-    <div>
-      <label for={`filter-${name}`}>{label}</label>
-      <input id={`filter-${name}`} name={name} placeholder={placeholder} defaultValue={value ?? ''} />
-    </div>
-  );
-}
-
 /**
  * The filters as the URL has them: a new URL (Filter, Clear, back, forward) makes a new form (its `key`), and
  * until then the fields are the reader's, so rows arriving while they type leave their text alone.
@@ -83,21 +53,15 @@ function Field({
 function FilterForm({ filters }: { filters: RequestFilter }) {
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    const chosen: RequestFilter = {};
-    for (const name of FILTERS) {
-      const raw = String(form.get(name) ?? '').trim();
-      const value = name === 'from' || name === 'to' ? fromDateTimeInput(raw) : raw;
-      if (value) chosen[name] = value;
-    }
+    const chosen: RequestFilter = filtersOfForm(event.currentTarget as HTMLFormElement, FILTERS);
     navigate(requestsHref(chosen));
   };
   return (
     <form class="panel filters" onSubmit={submit} aria-label="Filter requests">
-      <Field name="key" label="Key" value={filters.key} placeholder="key_…" />
-      <Field name="status" label="Status" value={filters.status} placeholder="404, or a class: 4xx" />
-      <Field name="code" label="Error code" value={filters.code} placeholder="rate_limited" />
-      <Field name="route" label="Route" value={filters.route} placeholder="/v1/pets/{petId}" />
+      <FilterField name="key" label="Key" value={filters.key} placeholder="key_…" />
+      <FilterField name="status" label="Status" value={filters.status} placeholder="404, or a class: 4xx" />
+      <FilterField name="code" label="Error code" value={filters.code} placeholder="rate_limited" />
+      <FilterField name="route" label="Route" value={filters.route} placeholder="/v1/pets/{petId}" />
       <div>
         <label for="filter-method">Method</label>
         <select id="filter-method" name="method" defaultValue={filters.method ?? ''}>
@@ -109,26 +73,8 @@ function FilterForm({ filters }: { filters: RequestFilter }) {
           ))}
         </select>
       </div>
-      <Field name="client" label="Client address" value={filters.client} placeholder="203.0.113.7" />
-      <div>
-        <label for="filter-from">From (UTC)</label>
-        <input
-          id="filter-from"
-          name="from"
-          type="datetime-local"
-          defaultValue={toDateTimeInput(filters.from)}
-        />
-      </div>
-      <div>
-        <label for="filter-to">To (UTC)</label>
-        <input id="filter-to" name="to" type="datetime-local" defaultValue={toDateTimeInput(filters.to)} />
-      </div>
-      <div class="actions">
-        <button type="submit" class="button-primary">
-          Filter
-        </button>
-        <a href={`${BASE}/requests`}>Clear</a>
-      </div>
+      <FilterField name="client" label="Client address" value={filters.client} placeholder="203.0.113.7" />
+      <TimeRangeAndActions from={filters.from} to={filters.to} clearHref={`${BASE}/requests`} />
     </form>
   );
 }
@@ -176,7 +122,7 @@ function Exports({ filters }: { filters: RequestFilter }) {
 export function RequestsPage() {
   useTitle('Requests');
   const search = location.value.search;
-  const filters = filtersOf(search);
+  const filters = filtersIn(search, FILTERS);
   const [rows, setRows] = useState<AdminLoggedRequest[] | undefined>();
   const [cursor, setCursor] = useState<string | undefined>();
   const [error, setError] = useState<Error | undefined>();
@@ -199,7 +145,7 @@ export function RequestsPage() {
   const load = async (more = false) => {
     const mine = generation.current;
     try {
-      const page = await api.requests(filtersOf(search), {
+      const page = await api.requests(filtersIn(search, FILTERS), {
         limit: PAGE,
         ...(more && cursor ? { cursor } : {}),
       });
@@ -232,7 +178,10 @@ export function RequestsPage() {
         const newest = shown.current[0]?.at;
         const since = newest ?? filters.from;
         const page = await inBackground(() =>
-          api.requests({ ...filtersOf(search), ...(since ? { from: since } : {}) }, { limit: TAIL_LIMIT }),
+          api.requests(
+            { ...filtersIn(search, FILTERS), ...(since ? { from: since } : {}) },
+            { limit: TAIL_LIMIT },
+          ),
         );
         if (mine !== generation.current) return;
         remember(page.requestId);
