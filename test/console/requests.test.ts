@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import type { Request } from 'playwright-core';
+import { textOf } from '../support/browser.js';
+import { type ConsoleHarness, inspectPage, signIn, startConsole } from './harness.js';
+
+/** How often the Requests page's live tail asks (requests-page.tsx). */
+const TAIL_MS = 2000;
+
+describe('the request log in the console', () => {
+  let h: ConsoleHarness;
+  let keyA = { id: '', key: '' };
+  let keyB = { id: '', key: '' };
+  /** The `X-Request-Id` the 404 of key A got. */
+  let missingId = '';
+
+  /** Sends a request with a key and answers the request id its client got. */
+  const send = async (key: string, path: string) => {
+    const answer = await h.server.call(path, { headers: { authorization: `Bearer ${key}` } });
+    const id = answer.headers.get('x-request-id');
+    assert.ok(id, `${path} answered an X-Request-Id`);
+    return id;
+  };
+  const rows = () => h.page.locator('main tbody tr');
+  /** The row of a request, by the path it asked for. */
+  const rowOf = (path: string) => h.page.locator('main tbody tr', { hasText: path });
+
+  before(async () => {
+    // The unknown request id the search is asked for on purpose answers 404.
+    h = await startConsole((status, url) => status === 404 && url.includes('/admin/v1/requests/no-such-'));
+    keyA = await h.server.createKey({ plan: 'free', name: 'Alpha' });
+    keyB = await h.server.createKey({ plan: 'free', name: 'Beta' });
+    await send(keyA.key, '/v1/categories');
+    missingId = await send(keyA.key, '/v1/pets/999999999');
+    await send(keyB.key, '/v1/categories');
+    await h.open('/console/requests');
+    await signIn(h.page, h.token);
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  test('the Requests page lists requests newest first, with every caller', async () => {
+    await h.page.getByRole('heading', { name: 'Requests', level: 1 }).waitFor();
+    await rowOf('/v1/pets/999999999').waitFor();
+    const texts = await rows().allInnerTexts();
+    const a404 = texts.findIndex((text) => text.includes('/v1/pets/999999999'));
+    const b200 = texts.findIndex((text) => text.includes(keyB.id));
+    assert.ok(b200 >= 0 && b200 < a404, 'B’s request, sent last, is above A’s 404');
+    assert.match(texts[a404] ?? '', /404 not_found/);
+    assert.equal(
+      await h.page.getByRole('link', { name: 'Requests' }).first().getAttribute('aria-current'),
+      'page',
+      'the section is in the menu, marked as the current page',
+    );
+  });
+
+  test('the filter bar: key and status class, in the URL', async () => {
+    await h.page.getByLabel('Key').fill(keyA.id);
+    await h.page.getByLabel('Status').fill('4xx');
+    await h.page.getByRole('button', { name: 'Filter' }).click();
+    await h.page.waitForURL((url) => url.searchParams.get('status') === '4xx');
+    await rows().nth(1).waitFor({ state: 'detached' });
+    await rows().first().waitFor();
+    assert.equal(await rows().count(), 1);
+    assert.match(await textOf(rows().first()), /GET \/v1\/pets\/999999999[\s\S]*404 not_found/);
+
+    await h.page.getByLabel('Method').selectOption('POST');
+    await h.page.getByRole('button', { name: 'Filter' }).click();
+    await h.page.getByText('No requests.').waitFor();
+    await h.page.goBack();
+    await rows().first().waitFor();
+    assert.equal(await h.page.getByLabel('Key').inputValue(), keyA.id, 'the filter is in the URL');
+    await inspectPage(h.page, 'requests-filtered');
+  });
+
+  test('export downloads the filter as CSV and NDJSON', async () => {
+    for (const [button, format] of [
+      ['CSV', 'csv'],
+      ['NDJSON', 'ndjson'],
+    ] as const) {
+      const [download] = await Promise.all([
+        h.page.waitForEvent('download'),
+        h.page.getByRole('button', { name: button }).click(),
+      ]);
+      assert.equal(download.suggestedFilename(), `requests.${format}`);
+      const text = await readFile((await download.path()) ?? '', 'utf8');
+      const lines = text.trim().split('\n');
+      assert.equal(lines.length, format === 'csv' ? 2 : 1, `${format}: the one row of the filter`);
+      assert.match(text, new RegExp(missingId));
+      assert.doesNotMatch(text, new RegExp(keyA.key), 'no key in an export');
+    }
+  });
+
+  test('the live tail shows a new request; Pause stops it and Resume brings what waited', async () => {
+    await h.open(`/console/requests?key=${keyA.id}`);
+    await rows().first().waitFor();
+    await h.page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+    const polls: Request[] = [];
+    h.page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/admin/v1/requests') polls.push(request);
+    });
+
+    await send(keyA.key, '/v1/pets/4242');
+    await rowOf('/v1/pets/4242').waitFor();
+    assert.equal(await textOf(rows().first()).then((text) => text.includes('/v1/pets/4242')), true, 'on top');
+    assert.ok(polls.length > 0);
+    for (const poll of polls)
+      assert.equal(poll.headers()['x-petstore-background'], 'true', 'the tail is a background refresh');
+    // The tail leaves out the page's own reads of the log.
+    assert.equal(await rowOf('/admin/v1/requests').count(), 0);
+
+    await h.page.getByRole('button', { name: 'Pause' }).click();
+    await h.page.getByRole('status').filter({ hasText: 'Paused' }).waitFor();
+    const before = polls.length;
+    await send(keyA.key, '/v1/pets/4343');
+    // Paused, the page asks nothing: no poll comes within three tails' worth of time.
+    const poll = await h.page
+      .waitForRequest((request) => new URL(request.url()).pathname === '/admin/v1/requests', {
+        timeout: TAIL_MS * 3,
+      })
+      .catch(() => null);
+    assert.equal(poll, null, 'no poll while paused');
+    assert.equal(polls.length, before, 'no poll while paused');
+    assert.equal(await rowOf('/v1/pets/4343').count(), 0, 'nothing new shown while paused');
+    await inspectPage(h.page, 'requests-paused');
+
+    await h.page.getByRole('button', { name: 'Resume' }).click();
+    await rowOf('/v1/pets/4343').waitFor();
+  });
+
+  test("a request's detail: every field, its id copyable, and links to its key", async () => {
+    await h.open(`/console/requests?key=${keyA.id}&status=404`);
+    await rowOf('/v1/pets/999999999').getByRole('link', { name: 'GET /v1/pets/999999999' }).click();
+    await h.page.getByRole('heading', { name: 'GET /v1/pets/999999999', level: 1 }).waitFor();
+    const facts = await textOf(h.page.locator('dl.facts'));
+    assert.match(facts, new RegExp(`Request id\\s+${missingId}`));
+    assert.match(facts, /Route\s+\/v1\/pets\/\{petId\}/);
+    assert.match(facts, /Error code\s+not_found/);
+    assert.match(facts, /Instance\s+\S+/);
+    assert.doesNotMatch(await textOf(h.page.locator('main')), new RegExp(keyA.key), 'no secret shown');
+    // Before Copy: once clicked, the existing copy button reads "Copied" under its "Copy …" name for 3 s.
+    await inspectPage(h.page, 'request-detail');
+    await h.page.getByRole('button', { name: 'Copy the request id' }).click();
+    assert.equal(await h.page.evaluate('navigator.clipboard.readText()'), missingId);
+    const audit = h.page.getByRole('link', { name: 'The key’s audit' });
+    assert.equal(await audit.getAttribute('href'), `/console/audit?target=${keyA.id}`);
+    assert.equal(
+      await h.page.getByRole('link', { name: 'The key’s usage' }).getAttribute('href'),
+      `/console/usage?key=${keyA.id}`,
+    );
+
+    await h.page.getByRole('link', { name: `The key ${keyA.id}` }).click();
+    await h.page.getByRole('heading', { name: 'Alpha', level: 1 }).waitFor();
+    // The key's page leads back to its requests.
+    await h.page.getByRole('link', { name: 'Its requests' }).click();
+    await h.page.waitForURL((url) => url.searchParams.get('key') === keyA.id);
+    await rowOf('/v1/pets/999999999').waitFor();
+    assert.equal(await rowOf(keyB.id).count(), 0, 'only the key’s requests');
+  });
+
+  test('a pasted request id and Enter open that request at once; an unknown one says so', async () => {
+    await h.open('/console/requests');
+    await rows().first().waitFor();
+    await h.page.getByLabel('Request id').fill(missingId);
+    await h.page.getByLabel('Request id').press('Enter');
+    const heading = h.page.getByRole('heading', { name: 'GET /v1/pets/999999999', level: 1 });
+    await heading.waitFor();
+    assert.equal(new URL(h.page.url()).pathname, `/console/requests/${missingId}`);
+
+    await h.open('/console/requests/no-such-request');
+    await h.page.getByRole('heading', { name: 'Not found' }).waitFor();
+    assert.match(await textOf(h.page.locator('main')), /No request no-such-request is in the request log/);
+  });
+
+  test("a usage bucket leads to its requests: the key's, in that hour", async () => {
+    await h.open(`/console/usage?key=${keyA.id}`);
+    await h.page.getByRole('heading', { name: `Usage of ${keyA.id}` }).waitFor();
+    const table = h.page.getByRole('table', { name: 'Requests per hour, last 48 hours' });
+    const link = table.locator('tbody tr').last().getByRole('link');
+    const target = new URL((await link.getAttribute('href')) ?? '', h.server.url);
+    assert.equal(target.pathname, '/console/requests');
+    assert.equal(target.searchParams.get('key'), keyA.id);
+    const from = Date.parse(target.searchParams.get('from') ?? '');
+    assert.equal(Date.parse(target.searchParams.get('to') ?? '') - from, 3600_000, 'an hour');
+    await h.open(`${target.pathname}${target.search}`);
+    await rowOf('/v1/pets/999999999').waitFor();
+    assert.equal(await h.page.getByRole('button', { name: 'Pause' }).count(), 0, 'an hour past has no tail');
+  });
+
+  test('nothing failed', () => {
+    assert.deepEqual(h.failures, []);
+  });
+});
