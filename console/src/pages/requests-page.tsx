@@ -33,7 +33,7 @@ function FindRequest() {
           <input
             id="find-request"
             name="requestId"
-            placeholder="Paste an X-Request-Id, press Enter"
+            placeholder="Paste an X-Request-Id"
             autoComplete="off"
             spellcheck={false}
           />
