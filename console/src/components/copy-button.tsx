@@ -22,10 +22,12 @@ export function CopyButton({ value, what }: { value: string; what: string }) {
     }
   };
 
+  // The name begins with the visible word, which changes once copied (WCAG 2.5.3, label in name).
+  const word = outcome === 'copied' ? 'Copied' : 'Copy';
   return (
     <span class="copy">
-      <button type="button" class="button-small" onClick={copy} aria-label={`Copy ${what}`}>
-        {outcome === 'copied' ? 'Copied' : 'Copy'}
+      <button type="button" class="button-small" onClick={copy} aria-label={`${word} ${what}`}>
+        {word}
       </button>
       <span class="copy-outcome" role="status">
         {outcome === 'failed' ? 'Could not copy; select the text instead.' : ''}
