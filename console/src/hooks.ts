@@ -1,5 +1,5 @@
 import type { RefObject } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { inBackground } from './api.js';
 
 export interface Loaded<T> {
@@ -81,9 +81,12 @@ export function useFocusReturn<T extends HTMLElement>(): {
   return { ref, returnHere: () => (asked.current = true) };
 }
 
-/** A ref whose element takes the focus when it appears: the first field of a form that just opened. */
+/**
+ * A ref whose element takes the focus when it appears: the first field of a form that just opened. As it
+ * appears (a layout effect), not a frame later, where a keystroke in between would go to the page's body.
+ */
 export function useFocusOnMount<T extends HTMLElement>(): RefObject<T | null> {
   const ref = useRef<T>(null);
-  useEffect(() => ref.current?.focus(), []);
+  useLayoutEffect(() => ref.current?.focus(), []);
   return ref;
 }

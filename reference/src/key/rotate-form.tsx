@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { useFocusOnMount } from '../../../console/src/hooks.js';
 
 const UNITS = { minutes: 60, hours: 3600, days: 86_400 } as const;
 type Unit = keyof typeof UNITS;
@@ -15,8 +16,7 @@ export function RotateForm(props: { onRotate: (seconds: number) => Promise<void>
   const [unit, setUnit] = useState<Unit>('hours');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const field = useRef<HTMLInputElement>(null);
-  useEffect(() => field.current?.focus(), []);
+  const field = useFocusOnMount<HTMLInputElement>();
 
   const seconds = Math.round(Number(amount) * UNITS[unit]);
   const valid = amount.trim() !== '' && Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_SECONDS;

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { rememberKey } from '../shared/key-store.js';
 import { callWithKey, type RotatedKey } from './api.js';
 import { keyOutcome } from './outcome.js';
@@ -8,9 +8,10 @@ import { RotateForm } from './rotate-form.js';
 export function RotateKey({ apiKey }: { apiKey: string }) {
   const [open, setOpen] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
-  // Cancel gives the focus back to the button that opened the form, which replaces it on the page.
+  // Cancel gives the focus back to the button that opened the form, which replaces it on the page: as the
+  // button appears (a layout effect), not a frame later, where a keystroke would go to the page's body.
   const returnFocus = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!open && returnFocus.current) opener.current?.focus();
     returnFocus.current = false;
   }, [open]);
