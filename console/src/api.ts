@@ -1,3 +1,4 @@
+import { nextCursor } from './paging.js';
 import { sessionEnded } from './session.js';
 import type {
   AdminLoggedRequest,
@@ -141,13 +142,6 @@ export interface RequestPage {
   cursor: string | undefined;
   /** The `X-Request-Id` of the call that read this page, which the log itself keeps as a row. */
   requestId: string | null;
-}
-
-/** The cursor of a `Link: <…cursor=…>; rel="next"` header. */
-function nextCursor(link: string | null): string | undefined {
-  const target = link?.match(/<([^>]*)>\s*;\s*rel="next"/)?.[1];
-  if (target === undefined) return undefined;
-  return new URL(target, window.location.origin).searchParams.get('cursor') ?? undefined;
 }
 
 /** The admin API, as the console uses it. */

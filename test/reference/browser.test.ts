@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { FakeClock } from '../../src/clock/index.js';
 import { assertAccessible, tabTo } from '../console/harness.js';
+import { eventually } from '../support/assertions.js';
 import { ARTIFACTS, launchBrowser, textOf, watch } from '../support/browser.js';
 import { inspectPage } from '../support/pages.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -18,9 +19,13 @@ const REPORT_CSP = `document.addEventListener('securitypolicyviolation', (event)
   console.error('CSP violation: ' + event.violatedDirective + ' ' + event.blockedURI);
 });`;
 
-/** The answers these tests ask for: a request without a key, and a free key over its minute's limit. */
+/**
+ * The answers these tests ask for: a request without a key, a free key over its minute's limit, and a filter
+ * of the key's requests that the API refuses.
+ */
 const asked = (status: number, url: string) =>
-  (status === 401 || status === 429) && new URL(url).pathname.startsWith('/v1/');
+  ((status === 401 || status === 429) && new URL(url).pathname.startsWith('/v1/')) ||
+  (status === 400 && new URL(url).pathname === '/v1/key/requests');
 
 /** Opens the reference and waits until the try-it buttons are on Redoc's operations; answers the render time. */
 async function openDocs(page: Page, url: string): Promise<number> {
@@ -269,7 +274,8 @@ describe('the reference: try it, and your key', () => {
 
     // A pasted header value is understood.
     await lookUpKey(keyPage, `  Bearer ${key} `);
-    assert.deepEqual(asked.sort(), ['/v1/key', '/v1/key/usage'], 'asked once, on submit');
+    await keyPage.getByTestId('key-requests').waitFor();
+    assert.deepEqual(asked.sort(), ['/v1/key', '/v1/key/requests', '/v1/key/usage'], 'asked once, on submit');
     assert.equal(await field.getAttribute('aria-invalid'), null);
     assert.equal(await field.inputValue(), key, 'the field holds the key itself');
     await inspectPage(keyPage, 'reference', 'key-page-looked-up');
@@ -373,6 +379,67 @@ describe('the reference: try it, and your key', () => {
     assert.equal(await keyPage.locator('.numbers').nth(1).locator('tbody tr').count(), usage.days.length);
     await assertAccessible(keyPage, '/docs/key');
     await screenshots(keyPage, 'key-page');
+    await keyPage.close();
+  });
+
+  test("the key page's recent requests: the key's own, filtered, each id copyable; a refused filter says why", async () => {
+    const { key } = await server.createKey({ plan: 'pro', name: 'logged' });
+    const { key: other } = await server.createKey({ plan: 'pro', name: 'someone else' });
+    readerKeys.push(key, other);
+    const idOf = (answer: { headers: Headers }) => answer.headers.get('x-request-id') ?? '';
+    const as = (apiKey: string) => ({ headers: { authorization: `Bearer ${apiKey}` } });
+    const sent = {
+      ok: idOf(await server.call('/v1/pets', as(key))),
+      missing: idOf(await server.call('/v1/pets/999999', as(key))),
+      invalid: idOf(await server.call('/v1/pets?limit=0', as(key))),
+    };
+    const othersId = idOf(await server.call('/v1/pets', as(other)));
+    // Rows land in the log a moment after their answers: wait until the API shows all three.
+    await eventually(
+      'the three requests in the log',
+      async () => {
+        const rows = (await server.call('/v1/key/requests?limit=200', as(key))).body as {
+          requestId: string;
+        }[];
+        return Object.values(sent).every((id) => rows.some((row) => row.requestId === id));
+      },
+      30_000,
+    );
+
+    const keyPage = await newPage();
+    await keyPage.goto(`${server.url}/docs/key`);
+    await lookUpKey(keyPage, key);
+    const table = keyPage.getByTestId('key-requests');
+    const row = (id: string) => table.locator(`tr[data-request-id="${id}"]`);
+    for (const id of Object.values(sent)) await row(id).waitFor();
+    assert.equal(await row(othersId).count(), 0, "another key's request is never shown");
+    assert.match(await textOf(row(sent.missing)), /GET \/v1\/pets\/999999\s+404 not_found/);
+
+    // Only the client errors, as GET /v1/key/requests?status=4xx answers them.
+    await keyPage.getByLabel('Status').fill('4xx');
+    await keyPage.getByRole('button', { name: 'Filter', exact: true }).click();
+    await row(sent.ok).waitFor({ state: 'detached' });
+    const statuses = await table.locator('tbody td[data-label="Status"] .badge').allInnerTexts();
+    assert.ok(
+      statuses.length >= 2 && statuses.every((status) => status.startsWith('4')),
+      statuses.join(', '),
+    );
+    assert.equal(await row(sent.missing).count(), 1);
+    assert.equal(await row(sent.invalid).count(), 1);
+
+    await row(sent.missing)
+      .getByRole('button', { name: `Copy request id ${sent.missing}` })
+      .click();
+    assert.equal(await keyPage.evaluate('navigator.clipboard.readText()'), sent.missing);
+    await assertAccessible(keyPage, '/docs/key, recent requests');
+    await screenshots(keyPage, 'key-requests');
+
+    // A filter the API refuses is said in the API's words, and Clear brings every row back.
+    await keyPage.getByLabel('Status').fill('4zz');
+    await keyPage.getByRole('button', { name: 'Filter', exact: true }).click();
+    assert.match(await textOf(keyPage.getByRole('alert')), /status/i);
+    await keyPage.getByRole('button', { name: 'Clear', exact: true }).click();
+    await row(sent.ok).waitFor();
     await keyPage.close();
   });
 

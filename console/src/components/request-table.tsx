@@ -12,7 +12,7 @@ function toneOf(status: number): Tone {
 }
 
 /** A logged request's status and error code, such as `404 not_found`. */
-export function RequestStatus({ request }: { request: AdminLoggedRequest }) {
+export function RequestStatus({ request }: { request: Pick<AdminLoggedRequest, 'status' | 'errorCode'> }) {
   return (
     <Badge tone={toneOf(request.status)}>
       {request.status}

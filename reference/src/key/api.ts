@@ -1,11 +1,13 @@
 // The answers' types come from the contract, as the console's do: the page cannot drift from the API.
 import type { Static } from '@sinclair/typebox';
+import { nextCursor } from '../../../console/src/paging.js';
 import type {
   KeyInfo as KeyInfoSchema,
   KeyUsageHistory as KeyUsageHistorySchema,
   RevokedKey as RevokedKeySchema,
   RotatedKey as RotatedKeySchema,
 } from '../../../src/contract/keys.js';
+import type { LoggedRequest, OwnRequestQuery } from '../../../src/contract/requests.js';
 
 /** `GET /v1/key`. */
 export type KeyInfo = Static<typeof KeyInfoSchema>;
@@ -17,6 +19,12 @@ export type KeyUsageHistory = Static<typeof KeyUsageHistorySchema>;
 export type RotatedKey = Static<typeof RotatedKeySchema>;
 /** `POST /v1/key/revoke`. */
 export type RevokedKey = Static<typeof RevokedKeySchema>;
+
+export type { LoggedRequest };
+/** The filters of `GET /v1/key/requests` that the page's form sets (the API checks them). */
+export type RequestFilter = Partial<
+  Record<keyof Pick<OwnRequestQuery, 'status' | 'code' | 'method'>, string>
+>;
 
 /** An answer of 400 and above, with the API's Error body. */
 export class ApiError extends Error {
@@ -33,7 +41,12 @@ export class ApiError extends Error {
  * One `/v1` request with the key in `Authorization`, to this origin, without cookies: the key routes take the
  * key only from the header, so no other page can drive them.
  */
-export async function callWithKey<T>(key: string, path: string, method = 'GET', body?: unknown): Promise<T> {
+async function exchangeWithKey<T>(
+  key: string,
+  path: string,
+  method = 'GET',
+  body?: unknown,
+): Promise<{ body: T; headers: Headers }> {
   const response = await fetch(`/v1${path}`, {
     method,
     headers: {
@@ -47,5 +60,23 @@ export async function callWithKey<T>(key: string, path: string, method = 'GET', 
   const answer = (await response.json()) as T & { code?: string; message?: string };
   if (!response.ok)
     throw new ApiError(response.status, answer.code ?? 'unknown', answer.message ?? response.statusText);
-  return answer;
+  return { body: answer, headers: response.headers };
+}
+
+/** {@link exchangeWithKey}'s body alone. */
+export async function callWithKey<T>(key: string, path: string, method = 'GET', body?: unknown): Promise<T> {
+  return (await exchangeWithKey<T>(key, path, method, body)).body;
+}
+
+/** A page of the key's own logged requests, newest first, and where the next (older) one begins. */
+export async function listOwnRequests(
+  key: string,
+  filter: RequestFilter,
+  cursor: string | undefined,
+): Promise<{ rows: LoggedRequest[]; cursor: string | undefined }> {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...filter, cursor, limit: '20' }))
+    if (value !== undefined && value !== '') query.set(name, value);
+  const answer = await exchangeWithKey<LoggedRequest[]>(key, `/key/requests?${query}`);
+  return { rows: answer.body, cursor: nextCursor(answer.headers.get('link')) };
 }

@@ -7,6 +7,7 @@ import { useServerData } from '../../../console/src/hooks.js';
 import type { UsageBucket, UsageSeries } from '../../../console/src/types.js';
 import { callWithKey, type KeyInfo, type KeyUsageHistory, type KeyWindow } from './api.js';
 import { Countdown } from './countdown.js';
+import { KeyRequests } from './key-requests.js';
 import { RevokeKey } from './revoke-key.js';
 import { RotateKey } from './rotate-key.js';
 
@@ -78,6 +79,7 @@ export function KeyDetails({ apiKey }: { apiKey: string }) {
         <UsageChart title="Requests by hour, last 48 hours" series={seriesOf(usage.hours, 'hour')} />
         <UsageChart title="Requests by day, last 30 days" series={seriesOf(usage.days, 'day')} />
       </section>
+      <KeyRequests apiKey={apiKey} />
       <RotateKey apiKey={apiKey} />
       <RevokeKey apiKey={apiKey} replacedBy={info.replacedBy} />
     </>

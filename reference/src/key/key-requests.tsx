@@ -1,0 +1,157 @@
+import { useEffect, useState } from 'preact/hooks';
+import { CopyButton } from '../../../console/src/components/copy-button.js';
+import { FilterField, filtersOfForm } from '../../../console/src/components/filters.js';
+import { RequestStatus } from '../../../console/src/components/request-table.js';
+import { LoadError, Loading } from '../../../console/src/components/status.js';
+import { formatDuration, formatInstant } from '../../../console/src/format.js';
+import { type LoggedRequest, listOwnRequests, type RequestFilter } from './api.js';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+const FILTERS = ['status', 'code', 'method'] as const;
+
+/**
+ * "Recent requests": the key's own calls as `GET /v1/key/requests` answers them (reading it spends no quota),
+ * newest first, filtered by status, error code and method, with each request id ready to copy and quote to
+ * the API's operator. Rows land in the log within a second of their answer; Refresh asks again.
+ */
+export function KeyRequests({ apiKey }: { apiKey: string }) {
+  const [filter, setFilter] = useState<RequestFilter>({});
+  const [asked, setAsked] = useState(0);
+  const [rows, setRows] = useState<LoggedRequest[] | undefined>();
+  const [cursor, setCursor] = useState<string | undefined>();
+  const [error, setError] = useState<Error | undefined>();
+
+  useEffect(() => {
+    let current = true;
+    setError(undefined);
+    listOwnRequests(apiKey, filter, undefined).then(
+      (page) => {
+        if (!current) return;
+        setRows(page.rows);
+        setCursor(page.cursor);
+      },
+      (failure: Error) => current && setError(failure),
+    );
+    return () => {
+      current = false;
+    };
+  }, [apiKey, filter, asked]);
+
+  const older = async () => {
+    try {
+      const page = await listOwnRequests(apiKey, filter, cursor);
+      setRows([...(rows ?? []), ...page.rows]);
+      setCursor(page.cursor);
+    } catch (failure) {
+      setError(failure as Error);
+    }
+  };
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    setFilter(filtersOfForm(event.currentTarget as HTMLFormElement, FILTERS));
+  };
+  const clear = (event: Event) => {
+    (event.currentTarget as HTMLButtonElement).form?.reset();
+    setFilter({});
+  };
+
+  return (
+    <section class="panel" aria-labelledby="key-requests">
+      <div class="title-row">
+        <h2 id="key-requests">Recent requests</h2>
+        <button type="button" onClick={() => setAsked(asked + 1)}>
+          Refresh
+        </button>
+      </div>
+      <p class="hint">
+        Your calls as the service logged them, newest first, from <code>GET /v1/key/requests</code>. Quote a
+        request id to the API's operator and they find the call at once.
+      </p>
+      <form class="filters" onSubmit={submit} aria-label="Filter your requests">
+        <FilterField name="status" label="Status" value={filter.status} placeholder="404, or a class: 4xx" />
+        <FilterField name="code" label="Error code" value={filter.code} placeholder="rate_limited" />
+        <div>
+          <label for="filter-method">Method</label>
+          <select id="filter-method" name="method" defaultValue={filter.method ?? ''}>
+            <option value="">Any</option>
+            {METHODS.map((method) => (
+              <option key={method} value={method}>
+                {method}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="actions">
+          <button type="submit" class="button-primary">
+            Filter
+          </button>
+          <button type="button" onClick={clear}>
+            Clear
+          </button>
+        </div>
+      </form>
+      {error ? (
+        <LoadError error={error} />
+      ) : rows === undefined ? (
+        <Loading what="your requests" />
+      ) : rows.length === 0 ? (
+        <p class="muted">
+          No requests {Object.values(filter).some(Boolean) ? 'match these filters' : 'yet'}.
+        </p>
+      ) : (
+        <OwnRequestTable rows={rows} />
+      )}
+      {cursor !== undefined && !error && (
+        <button type="button" onClick={older}>
+          Older requests
+        </button>
+      )}
+    </section>
+  );
+}
+
+/** The key's requests; on a phone each is a card. */
+function OwnRequestTable({ rows }: { rows: LoggedRequest[] }) {
+  return (
+    <div class="table-scroll cards">
+      <table class="wide" data-testid="key-requests">
+        <caption class="visually-hidden">Your recent requests, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Request</th>
+            <th scope="col">Status</th>
+            <th scope="col">When</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Request id</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={`${row.at} ${row.requestId}`} data-request-id={row.requestId}>
+              <th scope="row" class="break">
+                <code>
+                  {row.method} {row.path}
+                </code>
+              </th>
+              <td data-label="Status">
+                <RequestStatus request={row} />
+                {row.errorMessage && <div class="muted">{row.errorMessage}</div>}
+              </td>
+              <td data-label="When" class="nowrap">
+                <time dateTime={row.at}>{formatInstant(row.at)}</time>
+              </td>
+              <td data-label="Duration" class="number">
+                {formatDuration(row.durationMs)}
+              </td>
+              <td data-label="Request id" class="break">
+                <code>{row.requestId}</code>{' '}
+                <CopyButton value={row.requestId} what={`request id ${row.requestId}`} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
