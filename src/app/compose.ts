@@ -73,6 +73,7 @@ async function openRequestLog(
     ...config.requestLog,
     counted: (outcome, rows) => metrics.requestLogRows.inc({ outcome }, rows),
   });
+  metrics.watchRequestLog(log.backlog);
   log.start();
   return log;
 }

@@ -25,6 +25,8 @@ export interface Metrics {
   watchPool(stats: () => PoolStats): void;
   /** Shows the custom domains per state in `petstore_domains`, read at each scrape. */
   watchDomains(counts: () => Readonly<Record<string, number>>): void;
+  /** Shows the request log's rows waiting for its store in `petstore_request_log_backlog_rows`. */
+  watchRequestLog(backlog: () => number): void;
   /** Everything, in the Prometheus text format. */
   render(): Promise<string>;
 }
@@ -57,6 +59,15 @@ export function createMetrics(): Metrics {
     collect() {
       if (domains === undefined) return;
       for (const [state, count] of Object.entries(domains())) this.set({ state }, count);
+    },
+  });
+  let requestLogBacklog: (() => number) | undefined;
+  new Gauge({
+    name: 'petstore_request_log_backlog_rows',
+    help: 'Rows of the request log answered and not yet written; past 100,000 new rows are dropped.',
+    registers,
+    collect() {
+      if (requestLogBacklog !== undefined) this.set(requestLogBacklog());
     },
   });
   poolGauge('petstore_db_pool_connections', 'PostgreSQL connections open, idle or in use.', (s) => s.total);
@@ -124,6 +135,9 @@ export function createMetrics(): Metrics {
     },
     watchDomains(counts) {
       domains = counts;
+    },
+    watchRequestLog(backlog) {
+      requestLogBacklog = backlog;
     },
     render: () => registry.metrics(),
   };

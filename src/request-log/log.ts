@@ -40,6 +40,8 @@ export interface RequestLog {
    * waits is written first); another instance's rows within 2 s.
    */
   list(page: RequestPage): Promise<RequestRecord[]>;
+  /** The rows answered and not yet written (those of a write under way included). */
+  backlog(): number;
   /** Writes what waits. */
   flush(): Promise<void>;
   /** Deletes what is past keeping now (the timer does it every minute). */
@@ -58,6 +60,8 @@ function keptFrom(now: number, days: number): number {
 export function createRequestLog(options: RequestLogOptions): RequestLog {
   const { store, clock, logger, days, maxBytes, counted } = options;
   let pending: RequestRecord[] = [];
+  /** The rows of the write under way. */
+  let inFlight = 0;
   let writing: Promise<void> | undefined;
   let flushTimer: NodeJS.Timeout | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
@@ -70,6 +74,7 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
     while (pending.length > 0) {
       const batch = pending.length <= BATCH ? pending : pending.slice(0, BATCH);
       pending = pending.length <= BATCH ? [] : pending.slice(BATCH);
+      inFlight = batch.length;
       try {
         await store.add(batch);
         counted?.('written', batch.length);
@@ -89,6 +94,8 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
             'could not write request log rows: they are dropped until the store takes them again',
           );
         }
+      } finally {
+        inFlight = 0;
       }
     }
   }
@@ -134,6 +141,7 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
       await flush();
       return store.list(page);
     },
+    backlog: () => pending.length + inFlight,
     flush,
     prune,
     start() {

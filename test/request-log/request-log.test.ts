@@ -398,6 +398,44 @@ describe('the request log, turned off and bounded', () => {
     }
   });
 
+  test('a writer that falls behind drops new rows past 100,000 waiting and counts them; no request waits', async () => {
+    const server = await startTestServer({}, { backend: SQLITE_MEMORY });
+    try {
+      const log = server.deps.requestLog as RequestLog;
+      const base = Date.parse('2026-11-28T00:00:00Z');
+      // Recorded in one go, before any write can run: the backlog fills to its cap, and five more are dropped.
+      let filled = 0;
+      while (log.backlog() < 100_000) {
+        log.record(logRow(`fill-${filled}`, base + filled));
+        filled += 1;
+      }
+      for (let over = 0; over < 5; over += 1) log.record(logRow(`over-${over}`, base + filled + over));
+      assert.equal(log.backlog(), 100_000);
+      const metric = (text: string, name: string) =>
+        Number(text.match(new RegExp(`^${name} (\\d+)$`, 'm'))?.[1] ?? Number.NaN);
+      const during = (await server.call('/metrics')).text;
+      assert.ok(metric(during, 'petstore_request_log_rows_total{outcome="dropped"}') >= 5, during);
+      assert.ok(metric(during, 'petstore_request_log_backlog_rows') > 0, during);
+      assert.equal((await server.call('/v1/categories')).status, 200, 'a request is answered meanwhile');
+
+      await log.flush();
+      assert.equal(log.backlog(), 0);
+      const after = (await server.call('/metrics')).text;
+      assert.equal(metric(after, 'petstore_request_log_backlog_rows'), 0);
+      assert.ok(metric(after, 'petstore_request_log_rows_total{outcome="written"}') >= filled, after);
+      const db = new Sqlite(requestLogFile(server.file), { readonly: true });
+      try {
+        const count = db.prepare('SELECT count(*) FROM requests WHERE request_id LIKE ?').pluck();
+        assert.equal(count.get('fill-%'), filled);
+        assert.equal(count.get('over-%'), 0);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   test('on SQLite, past REQUEST_LOG_MAX_MB the oldest rows go until a tenth is free; the file stays whole', async () => {
     const server = await startTestServer({ REQUEST_LOG_MAX_MB: '1' }, { backend: SQLITE_MEMORY });
     try {
