@@ -7,19 +7,26 @@
  * 100). Each store is opened as the server opens it (SQLite's in a worker thread); PostgreSQL's in a fresh
  * database of BENCH_POSTGRES_URL, dropped after.
  *
+ * Then the sustained rate: BENCH_RATE rows a second (25,000) for BENCH_SECONDS (60) recorded into the server's
+ * own writer (`createRequestLog`, flushing every 250 ms) over a fresh SQLite store, in ticks of 10 ms as
+ * traffic would; each second it samples the backlog and the process's memory, and prints rows written and
+ * dropped, the largest backlog, and the main thread's busy share beside what making the rows alone costs.
+ *
  * Environment: BENCH_ROWS (1,000,000), BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres; `off`
- * skips it), BENCH_TMPDIR.
+ * skips it), BENCH_RATE, BENCH_SECONDS (0 skips the sustained run), BENCH_TMPDIR.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { RequestLogStore, RequestRecord } from '../src/request-log/index.js';
+import { systemClock } from '../src/clock/index.js';
+import { createLogger } from '../src/log/index.js';
+import { createRequestLog, type RequestLogStore, type RequestRecord } from '../src/request-log/index.js';
 import { openRequestLogStore, requestLogFile, Sqlite } from '../src/storage/index.js';
 import { createDatabase } from './backends.js';
 import { onCleanup, runBench } from './processes.js';
 import { median } from './report.js';
-import { positiveInteger } from './settings.js';
+import { positiveInteger, wholeNumber } from './settings.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const BATCH = 5_000;
@@ -77,6 +84,64 @@ async function search(list: RequestLogStore['list'], now: number): Promise<numbe
   return median(times);
 }
 
+/** The sustained run: see the file's comment. */
+async function sustain(dir: string, rate: number, seconds: number): Promise<void> {
+  const store = await openRequestLogStore({
+    kind: 'sqlite',
+    file: path.join(dir, 'sustained.db'),
+    isDefault: false,
+    dataDir: dir,
+  });
+  const outcomes = { written: 0, dropped: 0 };
+  const requestLog = createRequestLog({
+    store,
+    clock: systemClock,
+    logger: createLogger({ level: 'warn' }),
+    days: 7,
+    maxBytes: 1024 * 1024 * 1024,
+    counted: (outcome, rows) => {
+      outcomes[outcome] += rows;
+    },
+  });
+  requestLog.start();
+  const TICK_MS = 10;
+  const perTick = Math.round((rate * TICK_MS) / 1000);
+  const backlogs: number[] = [];
+  const rss: number[] = [];
+  let making = 0;
+  let offered = 0;
+  const started = performance.now();
+  const busy = performance.eventLoopUtilization();
+  let nextSample = started + 1000;
+  // Each tick records the rows due by now, so a late tick catches up as traffic that queued would.
+  while (performance.now() - started < seconds * 1000) {
+    const due = Math.floor(((performance.now() - started) / TICK_MS) * perTick);
+    const making0 = performance.now();
+    const rows = Array.from({ length: due - offered }, (_row, i) =>
+      rowOf(offered + i, offered + i, Date.now()),
+    );
+    making += performance.now() - making0;
+    for (const row of rows) requestLog.record(row);
+    offered = due;
+    if (performance.now() >= nextSample) {
+      backlogs.push(requestLog.backlog());
+      rss.push(process.memoryUsage().rss);
+      nextSample += 1000;
+    }
+    await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+  }
+  const elapsed = performance.now() - started;
+  const utilization = performance.eventLoopUtilization(busy).utilization;
+  await requestLog.stop();
+  const mb = (bytes: number) => (bytes / 1048576).toFixed(0);
+  log(
+    `sustained:  ${offered} rows in ${(elapsed / 1000).toFixed(1)} s (${Math.round((offered * 1000) / elapsed)}/s): ` +
+      `${outcomes.written} written, ${outcomes.dropped} dropped; backlog each second at most ${Math.max(...backlogs)}, ` +
+      `last ${backlogs.at(-1)} (every 10 s: ${backlogs.filter((_b, i) => i % 10 === 9).join(', ')}); RSS ${mb(Math.min(...rss))} to ${mb(Math.max(...rss))} MB; main thread busy ` +
+      `${(utilization * 100).toFixed(0)}% (making the rows: ${((making / elapsed) * 100).toFixed(0)}%)`,
+  );
+}
+
 async function main(): Promise<number> {
   const rows = positiveInteger('BENCH_ROWS', 1_000_000);
   const now = Date.now();
@@ -103,6 +168,9 @@ async function main(): Promise<number> {
   log(
     `sqlite:     ${(used / rows).toFixed(0)} bytes a row, ${sqliteWrite.toFixed(1)} us a row written, key + hour newest 50 in ${sqliteSearch.toFixed(2)} ms`,
   );
+
+  const seconds = wholeNumber('BENCH_SECONDS', 60);
+  if (seconds > 0) await sustain(dir, positiveInteger('BENCH_RATE', 25_000), seconds);
 
   const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   if (admin === 'off') return 0;

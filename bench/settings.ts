@@ -28,6 +28,15 @@ export function positiveInteger(name: string, fallback: number): number {
   return value;
 }
 
+/** A BENCH_* variable that holds a whole number, 0 included, or `fallback` when it is unset. */
+export function wholeNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be 0 or more (got ${raw})`);
+  return value;
+}
+
 function scaleSettings(): Settings['scale'] {
   const mode = process.env.BENCH_SCALE || 'on';
   if (mode !== 'on' && mode !== 'off') throw new Error(`BENCH_SCALE must be on or off (got ${mode})`);
