@@ -5,7 +5,7 @@
  * service as users run it (defaults: access log on), seeded with the same 100 categories, each pinned to
  * CPU 0 and wrk to CPU 1, each warmed up; then BENCH_PAIRS pairs of runs on the list, the two builds turn
  * about within each pair (baseline first in odd pairs, this build first in even ones), and the verdict is
- * the median of the pairs' ratios, with the server CPU per request of each. Creates per second come after,
+ * the median of the pairs' ratios, with the server CPU per request and the p99 latency of each. Creates per second come after,
  * in alternating rounds. Bounded: about 2 minutes with the defaults.
  *
  * Environment: BENCH_BASELINE (required), BENCH_PAIRS (12), BENCH_SECONDS (3), BENCH_WARMUP_SECONDS (2),
@@ -89,6 +89,7 @@ async function main(): Promise<number> {
 
   const ratios: number[] = [];
   const us: [number[], number[]] = [[], []];
+  const p99: [number[], number[]] = [[], []];
   for (let pair = 0; pair < pairs; pair += 1) {
     // Turn about, so that neither build always runs second (on a machine that drifts within a pair).
     const order = pair % 2 === 0 ? [0, 1] : [1, 0];
@@ -102,6 +103,7 @@ async function main(): Promise<number> {
       }
       runs[index] = run;
       us[index as 0 | 1].push(costUs(run));
+      p99[index as 0 | 1].push(run.p99Ms);
     }
     const [old, fresh] = runs as [WrkResult, WrkResult];
     ratios.push(fresh.rps / old.rps);
@@ -133,6 +135,9 @@ async function main(): Promise<number> {
   );
   log(
     `server CPU per list request: baseline ${median(us[0]).toFixed(1)} us, this build ${median(us[1]).toFixed(1)} us`,
+  );
+  log(
+    `list p99 at ${settings.connections} connections: baseline ${median(p99[0]).toFixed(2)} ms, this build ${median(p99[1]).toFixed(2)} ms (medians of the pairs)`,
   );
   log(`creates/s: baseline ${Math.round(median(creates[0]))}, this build ${Math.round(median(creates[1]))}`);
   return 0;
