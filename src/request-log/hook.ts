@@ -12,19 +12,24 @@ export const INSTANCE = `${os.hostname()}:${process.pid}`;
 const MAX_USER_AGENT = 256;
 const MAX_PATH = 512;
 
+/**
+ * `text` with its credentials redacted. Only a text that can hold one pays for the regular expression: every
+ * credential's prefix has a `_`, or its percent-encoding `%5F`.
+ */
+const redacted = (text: string) =>
+  text.includes('_') || text.includes('%') ? redactCredentials(text) : text;
+
 /** The path of a request, without its query, credentials redacted, cut to {@link MAX_PATH}. */
 function pathOf(url: string): string {
   const query = url.indexOf('?');
   const path = query === -1 ? url : url.slice(0, query);
-  const kept = path.length > MAX_PATH ? path.slice(0, MAX_PATH) : path;
-  // Only a path that holds a credential pays for the replace; `_` is in every credential's prefix.
-  return kept.includes('_') ? redactCredentials(kept) : kept;
+  return redacted(path.length > MAX_PATH ? path.slice(0, MAX_PATH) : path);
 }
 
 function userAgentOf(request: FastifyRequest): string | null {
   const agent = request.headers['user-agent'];
   if (agent === undefined) return null;
-  return redactCredentials(agent.length > MAX_USER_AGENT ? agent.slice(0, MAX_USER_AGENT) : agent);
+  return redacted(agent.length > MAX_USER_AGENT ? agent.slice(0, MAX_USER_AGENT) : agent);
 }
 
 /**

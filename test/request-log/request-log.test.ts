@@ -335,6 +335,13 @@ for (const backend of BACKENDS) {
       const pasted = await server.call(`/v1/pets/${a.key}`, { headers: bearer(a.key) });
       const row = (await rows(`requestId=${pasted.headers.get('x-request-id')}`))[0];
       assert.equal(row?.path, '/v1/pets/[redacted]');
+      // Percent-encoded, and in a user agent.
+      const encoded = await server.call(`/v1/pets/${a.key.replaceAll('_', '%5F')}`, {
+        headers: { ...bearer(a.key), 'user-agent': `my-script key=${a.key}` },
+      });
+      const encodedRow = (await rows(`requestId=${encoded.headers.get('x-request-id')}`))[0];
+      assert.equal(encodedRow?.path, '/v1/pets/[redacted]');
+      assert.equal(encodedRow?.userAgent, 'my-script key=[redacted]');
       const everything = [
         JSON.stringify(await rows('limit=200')),
         (await server.admin(admin.token, '/requests?format=csv')).text,
