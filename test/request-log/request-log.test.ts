@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
+import pg from 'pg';
 import { FakeClock } from '../../src/clock/index.js';
 import type { AdminLoggedRequest, LoggedRequest } from '../../src/contract/index.js';
 import { INSTANCE, type RequestLog, type RequestRecord } from '../../src/request-log/index.js';
-import { requestLogFile, Sqlite } from '../../src/storage/index.js';
+import { openRequestLogStore, requestLogFile, Sqlite } from '../../src/storage/index.js';
+import { listQuery } from '../../src/storage/postgres/request-log.js';
 import { assertError } from '../support/assertions.js';
-import { BACKENDS, SQLITE_MEMORY } from '../support/backends.js';
+import { BACKENDS, createTestDatabase, SQLITE_MEMORY } from '../support/backends.js';
 import { type JsonResponse, startTestServer, type TestServer } from '../support/server.js';
 
 // Before the deprecated endpoint's sunset (2027-06-30), whatever day the suite runs.
@@ -478,6 +480,39 @@ describe('the request log, turned off and bounded', () => {
       }
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('the request log on PostgreSQL, its searches', () => {
+  test('each search reads an index newest first and stops at its page, never sorting every matching row', async () => {
+    const database = await createTestDatabase();
+    const store = await openRequestLogStore({ kind: 'postgres', url: database.url, poolSize: 2 });
+    const client = new pg.Client({ connectionString: database.url });
+    try {
+      const now = Date.now();
+      await store.add([logRow('one', now)]); // makes the table and today's partition
+      await client.connect();
+      // A sort of the whole match is what the planner must never need; with it priced out, one shows only
+      // where no index gives the order (a search ordered by a computed column, say).
+      await client.query('SET enable_sort = off');
+      const pages = {
+        newest: { limit: 50 },
+        'a class of statuses in a day': { status: { from: 400, to: 499 }, from: now - DAY_MS, limit: 50 },
+        'a key, ever': { keyId: 'key_abcdefghijkl', limit: 50 },
+        'a key in an hour': { keyId: 'key_abcdefghijkl', from: now - 3_600_000, to: now, limit: 50 },
+        'the page after a cursor': { before: { at: now, requestId: 'one' }, limit: 50 },
+      };
+      for (const [name, page] of Object.entries(pages)) {
+        const { text, values } = listQuery(page);
+        const plan = JSON.stringify((await client.query(`EXPLAIN (FORMAT JSON) ${text}`, values)).rows);
+        assert.doesNotMatch(plan, /"Node Type":"Sort"/, `${name}: ${plan}`);
+        assert.match(plan, /"Scan Direction":"Backward"/, name);
+      }
+    } finally {
+      await client.end();
+      await store.close();
+      await database.drop();
     }
   });
 });

@@ -84,6 +84,17 @@ function whereOf(filter: RequestFilter & { before?: RequestPage['before'] }): {
   return { sql: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, values };
 }
 
+/** The statement of a page of rows, newest first, and its values. */
+export function listQuery(page: RequestPage): { text: string; values: unknown[] } {
+  const { sql, values } = whereOf(page);
+  return {
+    // The table's `at`, named whole: a bare `at` is the output column (milliseconds, computed), by which
+    // PostgreSQL sorted every matching row (200 ms over 2 million) instead of reading an index's newest.
+    text: `${SELECT} ${sql} ORDER BY request_log.at DESC, request_id DESC LIMIT $${values.length + 1}`,
+    values: [...values, page.limit],
+  };
+}
+
 /** PostgreSQL's SQLSTATE for a row that no partition takes: one dropped by another instance's pruning. */
 const NO_PARTITION = '23514';
 
@@ -191,11 +202,8 @@ export async function postgresRequestLog(url: string): Promise<RequestLogStore> 
       }
     },
     async list(page) {
-      const { sql, values } = whereOf(page);
-      const { rows } = await pool.query<RequestLogRow>(
-        `${SELECT} ${sql} ORDER BY at DESC, request_id DESC LIMIT $${values.length + 1}`,
-        [...values, page.limit],
-      );
+      const { text, values } = listQuery(page);
+      const { rows } = await pool.query<RequestLogRow>(text, values);
       return rows.map(requestOfRow);
     },
     async prune(before) {
