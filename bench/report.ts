@@ -41,7 +41,11 @@ export interface CreateOutcome {
 }
 
 /** The embedded list's ratio to the identical-bytes anchor (issue 21; issue 2 asked 0.70), and creates/s. */
-export const TARGETS = { listRatio: 0.8, createsPerSecond: 10_000 } as const;
+/**
+ * The targets a run is read against: the list at 0.75 of bare Fastify sending the same bytes (issue 41; the
+ * earlier 0.80 of bare `node:http` is retired, BENCHMARKS.md), and durable creates.
+ */
+export const TARGETS = { listToFastify: 0.75, createsPerSecond: 10_000 } as const;
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -119,8 +123,8 @@ function runsOf(round: ListRound): [string, WrkResult][] {
  * CPU), so without an undisturbed round the verdict is unknown, not MET or NOT MET.
  */
 export function listVerdict(ratio: number, used: UsableRounds): string {
-  const target = `(>= ${TARGETS.listRatio.toFixed(2)}`;
-  return used.clean ? `${target} ${met(ratio >= TARGETS.listRatio)})` : `${target} UNKNOWN: disturbed)`;
+  const target = `(>= ${TARGETS.listToFastify.toFixed(2)}`;
+  return used.clean ? `${target} ${met(ratio >= TARGETS.listToFastify)})` : `${target} UNKNOWN: disturbed)`;
 }
 
 /** The medians, over the usable rounds, of one kind of run. */

@@ -65,7 +65,7 @@ function listRows(used: UsableRounds): string[] {
   return [
     row(
       'list req/s',
-      `${rate(embedded.rps)}, ratio ${embedded.ratio.toFixed(2)} ${listVerdict(embedded.ratio, used)}`,
+      `${rate(embedded.rps)}, ratio ${embedded.ratio.toFixed(2)} to bare node:http`,
       scaled ? `${rate(scaled.rps)}, ratio ${scaled.ratio.toFixed(2)} (no target)` : OFF,
     ),
     row(
@@ -75,11 +75,19 @@ function listRows(used: UsableRounds): string[] {
     ),
     row(
       'list, Fastify',
-      `ratio ${embedded.fastifyRatio.toFixed(2)} to bare Fastify, identical bytes`,
+      `ratio ${embedded.fastifyRatio.toFixed(2)} to bare Fastify ${listVerdict(embedded.fastifyRatio, used)}`,
       scaled ? `ratio ${scaled.fastifyRatio.toFixed(2)}` : OFF,
     ),
     row('list latency', latency(embedded), scaled ? latency(scaled) : OFF),
     row('list CPU/req', cpu(embedded), scaled ? cpu(scaled) : OFF),
+    // What the service's own work costs a request: its CPU less bare Fastify's for the same bytes.
+    row(
+      'own work/req',
+      `${(embedded.serverUs - fastifyAnchor.serverUs).toFixed(1)} us (this less bare Fastify's ${fastifyAnchor.serverUs.toFixed(1)} us)`,
+      scaled
+        ? `${(scaled.serverUs + scaled.backendUs - fastifyAnchor.serverUs).toFixed(1)} us, PG/Redis included`
+        : OFF,
+    ),
     row('list 304 req/s', `${rate(notModified.rps)}, ratio ${notModified.ratio.toFixed(2)}`, notMeasured),
     row('list 304 lat.', latency(notModified), notMeasured),
     wide(
