@@ -1,11 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import type { RequestLogStore, RequestPage, RequestRecord } from '../../request-log/index.js';
 import { createPrivateFile } from './files.js';
+import { encodeRows } from './request-log-batch.js';
 
 /**
  * The request log in a SQLite file of its own (`<database>.requests.db` beside the database), written and
  * read by a worker thread (request-log-worker.ts): the API's database never waits on it, and the server's event
- * loop never runs its statements. The file is created 0600, as the database is.
+ * loop never runs its statements. Rows cross to it encoded (request-log-batch.ts). The file is created 0600, as the database is.
  */
 export async function sqliteRequestLog(file: string): Promise<RequestLogStore> {
   createPrivateFile(file);
@@ -26,22 +27,26 @@ export async function sqliteRequestLog(file: string): Promise<RequestLogStore> {
   });
   const opened = new Promise((resolve, reject) => waiting.set(0, { resolve, reject }));
   await opened;
-  const ask = <T>(call: string, ...args: unknown[]): Promise<T> => {
+  /** Asks the worker; `transfer` names the buffers of `args` that move to it rather than be copied. */
+  const ask = <T>(call: string, args: unknown[], transfer: ArrayBuffer[] = []): Promise<T> => {
     if (failure !== undefined) return Promise.reject(failure);
     const id = next++;
     const answer = new Promise<T>((resolve, reject) =>
       waiting.set(id, { resolve: resolve as (value: unknown) => void, reject }),
     );
-    worker.postMessage({ id, call, args });
+    worker.postMessage({ id, call, args }, transfer);
     return answer;
   };
   return {
     kind: 'sqlite',
-    add: (records: readonly RequestRecord[]) => ask<void>('add', records),
-    list: (page: RequestPage) => ask<RequestRecord[]>('list', page),
-    prune: (before: number, maxBytes: number) => ask<void>('prune', before, maxBytes),
+    add(records: readonly RequestRecord[]) {
+      const batch = encodeRows(records);
+      return ask<void>('add', [batch], [batch.numbers.buffer as ArrayBuffer]);
+    },
+    list: (page: RequestPage) => ask<RequestRecord[]>('list', [page]),
+    prune: (before: number, maxBytes: number) => ask<void>('prune', [before, maxBytes]),
     async close() {
-      if (failure === undefined) await ask('close');
+      if (failure === undefined) await ask('close', []);
       await worker.terminate();
     },
   };
