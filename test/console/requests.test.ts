@@ -163,8 +163,8 @@ describe('the request log in the console', () => {
   test('a pasted request id and Enter open that request at once; an unknown one says so', async () => {
     await h.open('/console/requests');
     await rows().first().waitFor();
-    await h.page.getByLabel('Request id').fill(missingId);
-    await h.page.getByLabel('Request id').press('Enter');
+    await h.page.getByRole('textbox', { name: 'Request id' }).fill(missingId);
+    await h.page.getByRole('textbox', { name: 'Request id' }).press('Enter');
     const heading = h.page.getByRole('heading', { name: 'GET /v1/pets/999999999', level: 1 });
     await heading.waitFor();
     assert.equal(new URL(h.page.url()).pathname, `/console/requests/${missingId}`);

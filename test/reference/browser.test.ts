@@ -274,7 +274,7 @@ describe('the reference: try it, and your key', () => {
 
     // A pasted header value is understood.
     await lookUpKey(keyPage, `  Bearer ${key} `);
-    await keyPage.getByTestId('key-requests').waitFor();
+    await keyPage.getByRole('table', { name: 'Your recent requests, newest first' }).waitFor();
     assert.deepEqual(asked.sort(), ['/v1/key', '/v1/key/requests', '/v1/key/usage'], 'asked once, on submit');
     assert.equal(await field.getAttribute('aria-invalid'), null);
     assert.equal(await field.inputValue(), key, 'the field holds the key itself');
@@ -409,7 +409,7 @@ describe('the reference: try it, and your key', () => {
     const keyPage = await newPage();
     await keyPage.goto(`${server.url}/docs/key`);
     await lookUpKey(keyPage, key);
-    const table = keyPage.getByTestId('key-requests');
+    const table = keyPage.getByRole('table', { name: 'Your recent requests, newest first' });
     const row = (id: string) => table.locator(`tr[data-request-id="${id}"]`);
     for (const id of Object.values(sent)) await row(id).waitFor();
     assert.equal(await row(othersId).count(), 0, "another key's request is never shown");

@@ -51,6 +51,25 @@ export function FilterField({
   );
 }
 
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** The request log's method filter: any, or one of the API's methods. */
+export function MethodField({ value }: { value: string | undefined }) {
+  return (
+    <div>
+      <label for="filter-method">Method</label>
+      <select id="filter-method" name="method" defaultValue={value ?? ''}>
+        <option value="">Any</option>
+        {METHODS.map((method) => (
+          <option key={method} value={method}>
+            {method}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 /** The time range of a filter, in UTC, and the form's Filter and Clear. */
 export function TimeRangeAndActions({
   from,

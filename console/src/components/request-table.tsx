@@ -1,7 +1,10 @@
+import type { ComponentChildren } from 'preact';
+import type { LoggedRequest } from '../../../src/contract/requests.js';
 import { formatDuration, formatInstant } from '../format.js';
 import { href } from '../router.js';
 import type { AdminLoggedRequest } from '../types.js';
 import { Badge, type Tone } from './badge.js';
+import { CopyButton } from './copy-button.js';
 
 /** A status's tone by its class: the number and the error code say it; the colour repeats it. */
 function toneOf(status: number): Tone {
@@ -12,7 +15,7 @@ function toneOf(status: number): Tone {
 }
 
 /** A logged request's status and error code, such as `404 not_found`. */
-export function RequestStatus({ request }: { request: Pick<AdminLoggedRequest, 'status' | 'errorCode'> }) {
+export function RequestStatus({ request }: { request: Pick<LoggedRequest, 'status' | 'errorCode'> }) {
   return (
     <Badge tone={toneOf(request.status)}>
       {request.status}
@@ -37,8 +40,18 @@ export function RequestCaller({ request }: { request: AdminLoggedRequest }) {
   );
 }
 
-/** Logged requests, newest first, each leading to its detail; on a phone each is a card. */
-export function RequestTable({ rows, caption }: { rows: AdminLoggedRequest[]; caption: string }) {
+/**
+ * Logged requests, newest first; on a phone each is a card. The console's rows lead to their detail and say
+ * who asked (`detail`, `caller`); a key holder's are all their own, shown where they are. Every request id
+ * can be copied, to quote it.
+ */
+export function RequestTable<R extends LoggedRequest>(props: {
+  rows: R[];
+  caption: string;
+  detail?: (row: R) => string;
+  caller?: (row: R) => ComponentChildren;
+}) {
+  const { rows, caption, detail, caller } = props;
   return (
     <div class="table-scroll cards">
       <table class="wide">
@@ -47,39 +60,46 @@ export function RequestTable({ rows, caption }: { rows: AdminLoggedRequest[]; ca
           <tr>
             <th scope="col">Request</th>
             <th scope="col">Status</th>
-            <th scope="col">Caller</th>
+            {caller && <th scope="col">Caller</th>}
             <th scope="col">When</th>
             <th scope="col">Duration</th>
             <th scope="col">Request id</th>
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
-            <tr key={`${row.at} ${row.requestId}`}>
-              <th scope="row" class="break">
-                <a href={href('requests', row.requestId)}>
-                  <code>
-                    {row.method} {row.path}
-                  </code>
-                </a>
-              </th>
-              <td data-label="Status">
-                <RequestStatus request={row} />
-              </td>
-              <td data-label="Caller" class="break">
-                <RequestCaller request={row} />
-              </td>
-              <td data-label="When" class="nowrap">
-                <time dateTime={row.at}>{formatInstant(row.at)}</time>
-              </td>
-              <td data-label="Duration" class="number">
-                {formatDuration(row.durationMs)}
-              </td>
-              <td data-label="Request id" class="break">
-                <code>{row.requestId}</code>
-              </td>
-            </tr>
-          ))}
+          {rows.map((row) => {
+            const request = (
+              <code>
+                {row.method} {row.path}
+              </code>
+            );
+            return (
+              <tr key={`${row.at} ${row.requestId}`} data-request-id={row.requestId}>
+                <th scope="row" class="break">
+                  {detail ? <a href={detail(row)}>{request}</a> : request}
+                </th>
+                <td data-label="Status">
+                  <RequestStatus request={row} />
+                  {row.errorMessage && <div class="muted">{row.errorMessage}</div>}
+                </td>
+                {caller && (
+                  <td data-label="Caller" class="break">
+                    {caller(row)}
+                  </td>
+                )}
+                <td data-label="When" class="nowrap">
+                  <time dateTime={row.at}>{formatInstant(row.at)}</time>
+                </td>
+                <td data-label="Duration" class="number">
+                  {formatDuration(row.durationMs)}
+                </td>
+                <td data-label="Request id" class="break">
+                  <code>{row.requestId}</code>{' '}
+                  <CopyButton value={row.requestId} what={`request id ${row.requestId}`} />
+                </td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>

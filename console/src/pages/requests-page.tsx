@@ -1,7 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, inBackground, type RequestFilter } from '../api.js';
-import { FilterField, filtersIn, filtersOfForm, TimeRangeAndActions } from '../components/filters.js';
-import { RequestTable } from '../components/request-table.js';
+import {
+  FilterField,
+  filtersIn,
+  filtersOfForm,
+  MethodField,
+  TimeRangeAndActions,
+} from '../components/filters.js';
+import { RequestCaller, RequestTable } from '../components/request-table.js';
 import { LoadError, Loading } from '../components/status.js';
 import { useTitle } from '../hooks.js';
 import { BASE, href, location, navigate, requestsHref } from '../router.js';
@@ -13,7 +19,6 @@ const TAIL_LIMIT = 200;
 /** How often the live tail asks for new rows. */
 const TAIL_MS = 2000;
 const FILTERS = ['key', 'status', 'code', 'route', 'method', 'client', 'from', 'to'] as const;
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 const rowKey = (row: AdminLoggedRequest) => `${row.at} ${row.requestId}`;
 
@@ -62,17 +67,7 @@ function FilterForm({ filters }: { filters: RequestFilter }) {
       <FilterField name="status" label="Status" value={filters.status} placeholder="404, or a class: 4xx" />
       <FilterField name="code" label="Error code" value={filters.code} placeholder="rate_limited" />
       <FilterField name="route" label="Route" value={filters.route} placeholder="/v1/pets/{petId}" />
-      <div>
-        <label for="filter-method">Method</label>
-        <select id="filter-method" name="method" defaultValue={filters.method ?? ''}>
-          <option value="">Any</option>
-          {METHODS.map((method) => (
-            <option key={method} value={method}>
-              {method}
-            </option>
-          ))}
-        </select>
-      </div>
+      <MethodField value={filters.method} />
       <FilterField name="client" label="Client address" value={filters.client} placeholder="203.0.113.7" />
       <TimeRangeAndActions from={filters.from} to={filters.to} clearHref={`${BASE}/requests`} />
     </form>
@@ -237,7 +232,12 @@ export function RequestsPage() {
         (rows.length === 0 ? (
           <p class="muted">No requests.</p>
         ) : (
-          <RequestTable rows={rows} caption="Requests, newest first" />
+          <RequestTable
+            rows={rows}
+            caption="Requests, newest first"
+            detail={(row) => href('requests', row.requestId)}
+            caller={(row) => <RequestCaller request={row} />}
+          />
         ))}
       {cursor && rows && (
         <button type="button" onClick={() => load(true)}>

@@ -1,12 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { CopyButton } from '../../../console/src/components/copy-button.js';
-import { FilterField, filtersOfForm } from '../../../console/src/components/filters.js';
-import { RequestStatus } from '../../../console/src/components/request-table.js';
+import { FilterField, filtersOfForm, MethodField } from '../../../console/src/components/filters.js';
+import { RequestTable } from '../../../console/src/components/request-table.js';
 import { LoadError, Loading } from '../../../console/src/components/status.js';
-import { formatDuration, formatInstant } from '../../../console/src/format.js';
 import { type LoggedRequest, listOwnRequests, type RequestFilter } from './api.js';
-
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 const FILTERS = ['status', 'code', 'method'] as const;
 
@@ -71,17 +67,7 @@ export function KeyRequests({ apiKey }: { apiKey: string }) {
       <form class="filters" onSubmit={submit} aria-label="Filter your requests">
         <FilterField name="status" label="Status" value={filter.status} placeholder="404, or a class: 4xx" />
         <FilterField name="code" label="Error code" value={filter.code} placeholder="rate_limited" />
-        <div>
-          <label for="filter-method">Method</label>
-          <select id="filter-method" name="method" defaultValue={filter.method ?? ''}>
-            <option value="">Any</option>
-            {METHODS.map((method) => (
-              <option key={method} value={method}>
-                {method}
-              </option>
-            ))}
-          </select>
-        </div>
+        <MethodField value={filter.method} />
         <div class="actions">
           <button type="submit" class="button-primary">
             Filter
@@ -100,7 +86,7 @@ export function KeyRequests({ apiKey }: { apiKey: string }) {
           No requests {Object.values(filter).some(Boolean) ? 'match these filters' : 'yet'}.
         </p>
       ) : (
-        <OwnRequestTable rows={rows} />
+        <RequestTable rows={rows} caption="Your recent requests, newest first" />
       )}
       {cursor !== undefined && !error && (
         <button type="button" onClick={older}>
@@ -108,50 +94,5 @@ export function KeyRequests({ apiKey }: { apiKey: string }) {
         </button>
       )}
     </section>
-  );
-}
-
-/** The key's requests; on a phone each is a card. */
-function OwnRequestTable({ rows }: { rows: LoggedRequest[] }) {
-  return (
-    <div class="table-scroll cards">
-      <table class="wide" data-testid="key-requests">
-        <caption class="visually-hidden">Your recent requests, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Request</th>
-            <th scope="col">Status</th>
-            <th scope="col">When</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Request id</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={`${row.at} ${row.requestId}`} data-request-id={row.requestId}>
-              <th scope="row" class="break">
-                <code>
-                  {row.method} {row.path}
-                </code>
-              </th>
-              <td data-label="Status">
-                <RequestStatus request={row} />
-                {row.errorMessage && <div class="muted">{row.errorMessage}</div>}
-              </td>
-              <td data-label="When" class="nowrap">
-                <time dateTime={row.at}>{formatInstant(row.at)}</time>
-              </td>
-              <td data-label="Duration" class="number">
-                {formatDuration(row.durationMs)}
-              </td>
-              <td data-label="Request id" class="break">
-                <code>{row.requestId}</code>{' '}
-                <CopyButton value={row.requestId} what={`request id ${row.requestId}`} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
