@@ -11,7 +11,8 @@
  * Environment: BENCH_BASELINE (required), BENCH_PAIRS (12), BENCH_SECONDS (3), BENCH_WARMUP_SECONDS (2),
  * BENCH_CONNECTIONS (50), BENCH_CREATE_ROUNDS (2), BENCH_TMPDIR, and BENCH_BASELINE_ENV: settings of the
  * baseline's environment, `NAME=value,NAME=value`, to price a setting on one build (BENCH_BASELINE=. with
- * BENCH_BASELINE_ENV=REQUEST_LOG=off: the request log's cost).
+ * BENCH_BASELINE_ENV=REQUEST_LOG=off: the request log's cost), and BENCH_SERVER_CPUS (`0`; `0,1` lets a
+ * server's helper threads, the request log's writer, run on the CPU that wrk uses too).
  */
 import fs from 'node:fs';
 import path from 'node:path';

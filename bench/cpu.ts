@@ -1,8 +1,12 @@
 import fs from 'node:fs';
 import { runningChildren } from './processes.js';
 
-/** The CPU the servers run on and the CPU wrk runs on (BENCHMARKS.md: pin both, on different CPUs). */
-export const SERVER_CPU = 0;
+/**
+ * The CPU the servers run on and the CPU wrk runs on (BENCHMARKS.md: pin both, on different CPUs).
+ * BENCH_SERVER_CPUS widens the servers' to a `taskset` list, `0,1`: a server's helper threads (the request
+ * log's writer) may then run beside its event loop, on the CPU wrk uses too.
+ */
+export const SERVER_CPU = process.env.BENCH_SERVER_CPUS || '0';
 export const LOAD_CPU = 1;
 
 /** Above this share of a CPU taken by other processes, a run is counted as disturbed. */

@@ -61,7 +61,7 @@ export function spawnTracked(command: string, args: string[], options: SpawnOpti
  * command's own and killing the child kills the command.
  */
 export function spawnPinned(
-  cpu: number,
+  cpu: number | string,
   command: string,
   args: string[],
   options: SpawnOptions = {},
