@@ -22,7 +22,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../src/clock/index.js';
-import { newRequestId } from '../src/http/request-id.js';
 import { createLogger } from '../src/log/index.js';
 import { createRequestLog, type RequestLogStore, type RequestRecord } from '../src/request-log/index.js';
 import { openRequestLogStore, requestLogFile, Sqlite } from '../src/storage/index.js';
@@ -34,6 +33,9 @@ import { positiveInteger, wholeNumber } from './settings.js';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const BATCH = 5_000;
 const KEYS = 500;
+
+/** The prefix of the sustained run's request ids, shaped as the service's own (src/http/request-id.ts). */
+const ID_PREFIX = randomUUID().slice(0, 8);
 
 const keyOf = (index: number) => `key_${String(index % KEYS).padStart(12, '0')}`;
 
@@ -132,7 +134,7 @@ async function sustain(dir: string, rate: number, seconds: number): Promise<void
     const making0 = performance.now();
     const rows = Array.from({ length: due - offered }, (_row, i) => ({
       ...rowOf(offered + i, offered + i, Date.now()),
-      requestId: newRequestId(),
+      requestId: `${ID_PREFIX}-${(offered + i).toString(36)}`,
     }));
     making += performance.now() - making0;
     for (const row of rows) requestLog.record(row);

@@ -3,6 +3,7 @@ import { createSqliteStorage } from './sqlite/storage.js';
 import type { OpenOptions, Storage, StorageConfig } from './types.js';
 
 export { CopyError, type CopyProgress, type CopyReport, copyDatabase } from './copy.js';
+export { listQuery as postgresRequestLogQuery } from './postgres/request-log.js';
 export { openRequestLogStore, requestLogFile } from './request-log.js';
 export {
   checkServable,

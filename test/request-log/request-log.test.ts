@@ -6,8 +6,12 @@ import pg from 'pg';
 import { FakeClock } from '../../src/clock/index.js';
 import type { AdminLoggedRequest, LoggedRequest } from '../../src/contract/index.js';
 import { INSTANCE, type RequestLog, type RequestRecord } from '../../src/request-log/index.js';
-import { openRequestLogStore, requestLogFile, Sqlite } from '../../src/storage/index.js';
-import { listQuery } from '../../src/storage/postgres/request-log.js';
+import {
+  openRequestLogStore,
+  postgresRequestLogQuery,
+  requestLogFile,
+  Sqlite,
+} from '../../src/storage/index.js';
 import { assertError } from '../support/assertions.js';
 import { BACKENDS, createTestDatabase, SQLITE_MEMORY } from '../support/backends.js';
 import { type JsonResponse, startTestServer, type TestServer } from '../support/server.js';
@@ -504,7 +508,7 @@ describe('the request log on PostgreSQL, its searches', () => {
         'the page after a cursor': { before: { at: now, requestId: 'one' }, limit: 50 },
       };
       for (const [name, page] of Object.entries(pages)) {
-        const { text, values } = listQuery(page);
+        const { text, values } = postgresRequestLogQuery(page);
         const plan = JSON.stringify((await client.query(`EXPLAIN (FORMAT JSON) ${text}`, values)).rows);
         assert.doesNotMatch(plan, /"Node Type":"Sort"/, `${name}: ${plan}`);
         assert.match(plan, /"Scan Direction":"Backward"/, name);
