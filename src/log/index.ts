@@ -68,4 +68,4 @@ export function printableUrl(url: string): string {
   }
 }
 export { createOutageLog, OUTAGE_REMINDER_MS, type OutageLog, warnUnlessOutage } from './outage.js';
-export { redactCredentials } from './redact.js';
+export { holdsCredential, redactCredentials } from './redact.js';

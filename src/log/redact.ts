@@ -6,6 +6,11 @@
  */
 const CREDENTIAL = /(?:ps(?:_|%5f)(?:live|test|admin)|pssh?|whsec)(?:_|%5f)[0-9a-z%_-]*/gi;
 
+/** Whether `text` holds anything shaped like a credential (a fresh expression: the shared one is global). */
+export function holdsCredential(text: string): boolean {
+  return new RegExp(CREDENTIAL.source, 'i').test(text);
+}
+
 /** `text` with every credential in it replaced by `[redacted]`. */
 export function redactCredentials(text: string): string {
   return text.replace(CREDENTIAL, '[redacted]');

@@ -348,6 +348,12 @@ for (const backend of BACKENDS) {
       const encodedRow = (await rows(`requestId=${encoded.headers.get('x-request-id')}`))[0];
       assert.equal(encodedRow?.path, '/v1/pets/[redacted]');
       assert.equal(encodedRow?.userAgent, 'my-script key=[redacted]');
+      // A key sent as the request's id is not echoed, so no row is filed under it.
+      const asId = await server.call('/v1/categories', {
+        headers: { ...bearer(a.key), 'x-request-id': a.key },
+      });
+      assert.notEqual(asId.headers.get('x-request-id'), a.key);
+      assert.equal((await rows(`requestId=${asId.headers.get('x-request-id')}`)).length, 1);
       const everything = [
         JSON.stringify(await rows('limit=200')),
         (await server.admin(admin.token, '/requests?format=csv')).text,
