@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import type { Histogram, LabelValues } from 'prom-client';
+import type { LabelValues } from 'prom-client';
 import { onAnswer, type RouteConfig, routeTemplate } from '../http/index.js';
 import type { Metrics } from './metrics.js';
-import type { Tally } from './tally.js';
+import type { HistogramTally, Tally } from './tally.js';
 
 type Labels = 'operation' | 'method' | 'status';
 
 /** What one operation's answers are counted and timed in, made as its first answer of each kind is. */
 interface OperationMetrics {
-  timer: ReturnType<Histogram<'operation'>['labels']>;
+  timer: HistogramTally<'operation'>;
   /** By method, then status. */
   answers: Map<string, Map<number, Tally<Labels>>>;
 }
@@ -23,7 +23,7 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): 
   const operationMetrics = (operation: string) => {
     let found = operations.get(operation);
     if (found === undefined) {
-      found = { timer: metrics.requestDuration.labels({ operation }), answers: new Map() };
+      found = { timer: metrics.requestDuration.tally({ operation }), answers: new Map() };
       operations.set(operation, found);
     }
     return found;

@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { TalliedCounter } from './tally.js';
+import { TalliedCounter, TalliedHistogram } from './tally.js';
 
 /** A connection pool as its gauges show it. */
 export interface PoolStats {
@@ -14,7 +14,7 @@ export interface Metrics {
   deprecatedCalls: Counter<'operation' | 'key_id'>;
   rateLimitFailOpen: Counter;
   requests: TalliedCounter<'operation' | 'method' | 'status'>;
-  requestDuration: Histogram<'operation'>;
+  requestDuration: TalliedHistogram<'operation'>;
   rateLimitDecisions: TalliedCounter<'outcome'>;
   storageCalls: Histogram<'call'>;
   redisCalls: Histogram<'call'>;
@@ -92,10 +92,9 @@ export function createMetrics(): Metrics {
       labelNames: ['operation', 'method', 'status'] as const,
       registers,
     }),
-    requestDuration: new Histogram({
+    requestDuration: new TalliedHistogram({
       name: 'petstore_http_request_duration_seconds',
       help: 'From the request arriving to its answer being handed to the socket, by operation.',
-      labelNames: ['operation'] as const,
       buckets: REQUEST_BUCKETS,
       registers,
     }),

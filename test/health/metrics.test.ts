@@ -64,6 +64,42 @@ for (const backend of BACKENDS) {
         sent.list + sent.limited,
       );
       assert.ok(delta('petstore_http_request_duration_seconds_sum{operation="listCategories"}') > 0);
+      // Its buckets, 0.5 ms to 10 s and +Inf, count cumulatively: +Inf holds every answer timed.
+      const buckets = [
+        ...after.matchAll(
+          /^petstore_http_request_duration_seconds_bucket\{le="([^"]+)",operation="listCategories"\} (\d+)$/gm,
+        ),
+      ];
+      assert.deepEqual(
+        buckets.map((bucket) => bucket[1]),
+        [
+          '0.0005',
+          '0.001',
+          '0.0025',
+          '0.005',
+          '0.01',
+          '0.025',
+          '0.05',
+          '0.1',
+          '0.25',
+          '0.5',
+          '1',
+          '2.5',
+          '5',
+          '10',
+          '+Inf',
+        ],
+      );
+      const cumulative = buckets.map((bucket) => Number(bucket[2]));
+      assert.deepEqual(
+        cumulative,
+        [...cumulative].sort((a, b) => a - b),
+      );
+      assert.equal(
+        cumulative.at(-1),
+        seriesValue(after, 'petstore_http_request_duration_seconds_count{operation="listCategories"}'),
+      );
+      assert.match(after, /^# TYPE petstore_http_request_duration_seconds histogram$/m);
       const decisions = (outcome: string) =>
         delta(`petstore_ratelimit_decisions_total{outcome="${outcome}"}`);
       // The 404 was sent with the server's own key: allowed.
