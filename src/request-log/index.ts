@@ -1,5 +1,6 @@
 export { INSTANCE, registerRequestLog } from './hook.js';
 export { createRequestLog, type RequestLog } from './log.js';
+export { batchOf, FIELDS, type RowBatch, recordsOf, stringsOf, valuesOfRow } from './rows.js';
 export type {
   RequestCursor,
   RequestFilter,

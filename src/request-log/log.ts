@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/index.js';
 import type { Logger } from '../log/index.js';
+import { RowBatchBuilder } from './rows.js';
 import type { RequestLogStore, RequestPage, RequestRecord } from './types.js';
 
 /** How often the rows answered since reach the store: a reader on another instance sees them within 2 s. */
@@ -59,7 +60,11 @@ function keptFrom(now: number, days: number): number {
 
 export function createRequestLog(options: RequestLogOptions): RequestLog {
   const { store, clock, logger, days, maxBytes, counted } = options;
-  let pending: RequestRecord[] = [];
+  /** The rows waiting, in batches of at most {@link BATCH}, encoded as they came (rows.ts); the last one fills. */
+  const full: RowBatchBuilder[] = [];
+  let filling = new RowBatchBuilder(BATCH);
+  /** The rows waiting: those of `full` and of `filling`. */
+  let pending = 0;
   /** The rows of the write under way. */
   let inFlight = 0;
   let writing: Promise<void> | undefined;
@@ -71,13 +76,16 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
   let failing = false;
 
   async function writeAll(): Promise<void> {
-    while (pending.length > 0) {
-      const batch = pending.length <= BATCH ? pending : pending.slice(0, BATCH);
-      pending = pending.length <= BATCH ? [] : pending.slice(BATCH);
-      inFlight = batch.length;
+    for (;;) {
+      const next = full.shift() ?? (filling.rows > 0 ? filling : undefined);
+      if (next === undefined) return;
+      if (next === filling) filling = new RowBatchBuilder(BATCH);
+      const batch = next.build();
+      pending -= batch.rows;
+      inFlight = batch.rows;
       try {
         await store.add(batch);
-        counted?.('written', batch.length);
+        counted?.('written', batch.rows);
         if (failing) {
           failing = false;
           logger.info('the request log is written again');
@@ -86,11 +94,11 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
         // Not kept for another try: a store that is down would grow the backlog without end, and a log row
         // is worth less than the memory of the instance that serves the API. No stack: the cause is the
         // store's (PostgreSQL down, a full disk), said in its own words.
-        counted?.('dropped', batch.length);
+        counted?.('dropped', batch.rows);
         if (!failing) {
           failing = true;
           logger.warn(
-            { rows: batch.length, reason: (error as Error).message },
+            { rows: batch.rows, reason: (error as Error).message },
             'could not write request log rows: they are dropped until the store takes them again',
           );
         }
@@ -123,25 +131,30 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
 
   return {
     record(record) {
-      if (pending.length >= MAX_PENDING) {
+      if (pending >= MAX_PENDING) {
         counted?.('dropped', 1);
         droppedSinceWarning += 1;
         if (droppedSinceWarning === 1) {
           logger.warn(
-            { pending: pending.length },
+            { pending },
             'the request log is behind: rows are dropped until it catches up (petstore_request_log_rows_total{outcome="dropped"})',
           );
         }
         return;
       }
       droppedSinceWarning = 0;
-      pending.push(record);
+      filling.add(record);
+      pending += 1;
+      if (filling.full) {
+        full.push(filling);
+        filling = new RowBatchBuilder(BATCH);
+      }
     },
     async list(page) {
       await flush();
       return store.list(page);
     },
-    backlog: () => pending.length + inFlight,
+    backlog: () => pending + inFlight,
     flush,
     prune,
     start() {

@@ -1,3 +1,5 @@
+import type { RowBatch } from './rows.js';
+
 /**
  * One answered request of `/v1` or `/admin/v1`, as the request log keeps it (docs/request-log.md). Never a
  * credential, a cookie or a body: only what the answer's headers and the access line already say.
@@ -68,7 +70,7 @@ export interface RequestPage extends RequestFilter {
 export interface RequestLogStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Adds rows in one batch. */
-  add(records: readonly RequestRecord[]): Promise<void>;
+  add(batch: RowBatch): Promise<void>;
   /** The rows of a filter, newest first, at most `limit`. */
   list(page: RequestPage): Promise<RequestRecord[]>;
   /**

@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync';
 import pg from 'pg';
 import { FakeClock } from '../../src/clock/index.js';
 import type { AdminLoggedRequest, LoggedRequest } from '../../src/contract/index.js';
-import { INSTANCE, type RequestLog, type RequestRecord } from '../../src/request-log/index.js';
+import { batchOf, INSTANCE, type RequestLog, type RequestRecord } from '../../src/request-log/index.js';
 import {
   openRequestLogStore,
   postgresRequestLogQuery,
@@ -501,7 +501,7 @@ describe('the request log on PostgreSQL, its searches', () => {
     const client = new pg.Client({ connectionString: database.url });
     try {
       const now = Date.now();
-      await store.add([logRow('one', now)]); // makes the table and today's partition
+      await store.add(batchOf([logRow('one', now)])); // makes the table and today's partition
       await client.connect();
       // A sort of the whole match is what the planner must never need; with it priced out, one shows only
       // where no index gives the order (a search ordered by a computed column, say).

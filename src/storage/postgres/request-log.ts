@@ -1,5 +1,11 @@
 import pg from 'pg';
-import type { RequestFilter, RequestLogStore, RequestPage, RequestRecord } from '../../request-log/index.js';
+import {
+  type RequestFilter,
+  type RequestLogStore,
+  type RequestPage,
+  type RequestRecord,
+  recordsOf,
+} from '../../request-log/index.js';
 import { type RequestLogRow, requestOfRow } from '../request-log-row.js';
 
 const DAY_MS = 86_400_000;
@@ -187,8 +193,9 @@ export async function postgresRequestLog(url: string): Promise<RequestLogStore> 
 
   return {
     kind: 'postgres',
-    async add(records) {
-      if (records.length === 0) return;
+    async add(batch) {
+      if (batch.rows === 0) return;
+      const records = recordsOf(batch);
       const days = records.map((record) => dayStart(record.at));
       await ensurePartitions(days);
       try {

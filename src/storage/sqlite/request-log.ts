@@ -1,12 +1,11 @@
 import { Worker } from 'node:worker_threads';
-import type { RequestLogStore, RequestPage, RequestRecord } from '../../request-log/index.js';
+import type { RequestLogStore, RequestPage, RequestRecord, RowBatch } from '../../request-log/index.js';
 import { createPrivateFile } from './files.js';
-import { encodeRows } from './request-log-batch.js';
 
 /**
  * The request log in a SQLite file of its own (`<database>.requests.db` beside the database), written and
  * read by a worker thread (request-log-worker.ts): the API's database never waits on it, and the server's event
- * loop never runs its statements. Rows cross to it encoded (request-log-batch.ts). The file is created 0600, as the database is.
+ * loop never runs its statements. Rows cross to it as the request log encoded them (request-log/rows.ts). The file is created 0600, as the database is.
  */
 export async function sqliteRequestLog(file: string): Promise<RequestLogStore> {
   createPrivateFile(file);
@@ -39,9 +38,13 @@ export async function sqliteRequestLog(file: string): Promise<RequestLogStore> {
   };
   return {
     kind: 'sqlite',
-    add(records: readonly RequestRecord[]) {
-      const batch = encodeRows(records);
-      return ask<void>('add', [batch], [batch.numbers.buffer as ArrayBuffer]);
+    add(batch: RowBatch) {
+      // Its arrays move to the writer; the batch is not read here again.
+      return ask<void>(
+        'add',
+        [batch],
+        [batch.numbers.buffer as ArrayBuffer, batch.ends.buffer as ArrayBuffer],
+      );
     },
     list: (page: RequestPage) => ask<RequestRecord[]>('list', [page]),
     prune: (before: number, maxBytes: number) => ask<void>('prune', [before, maxBytes]),
