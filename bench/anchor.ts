@@ -9,7 +9,9 @@
  * so that the gap between it and the service is the service's own hooks and work.
  *
  * Usage: node anchor.js <body file> <answer file> [http|fastify]. The answer file is JSON: `{"headers":
- * {...}, "keepAliveSeconds": N}`; the headers are written as given (content-length is computed), and Node
+ * {...}, "keepAliveSeconds": N, "notModified": {"etag": ..., "headers": {...}}}`: the `http` anchor answers
+ * a GET whose If-None-Match is that ETag with 304 and those headers, as the service does. The headers are
+ * written as given (content-length is computed), and Node
  * adds Date, Connection and Keep-Alive as it does for the service. Prints `anchor listening on
  * http://127.0.0.1:PORT`.
  */
@@ -20,6 +22,7 @@ import Fastify from 'fastify';
 interface Answer {
   headers: Record<string, string>;
   keepAliveSeconds?: number;
+  notModified?: { etag: string; headers: Record<string, string> };
 }
 
 const [bodyFile, answerFile, kind = 'http'] = process.argv.slice(2);
@@ -32,6 +35,7 @@ const body = fs.readFileSync(bodyFile);
 const answer = JSON.parse(fs.readFileSync(answerFile, 'utf8')) as Answer;
 // Built once: the anchor models the cheapest possible answer, so nothing is computed per request.
 const okHeaders = { ...answer.headers, 'content-length': String(body.length) };
+const { notModified } = answer;
 const keepAliveMs = answer.keepAliveSeconds === undefined ? undefined : answer.keepAliveSeconds * 1000;
 
 function announce(server: http.Server): void {
@@ -44,6 +48,11 @@ if (kind === 'http') {
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET') {
       res.writeHead(405, { allow: 'GET', 'content-length': '0' }).end();
+      return;
+    }
+    // The service's 304 for the list's own ETag, compared as the service compares a single tag first.
+    if (notModified !== undefined && req.headers['if-none-match'] === notModified.etag) {
+      res.writeHead(304, notModified.headers).end();
       return;
     }
     res.writeHead(200, okHeaders).end(body);

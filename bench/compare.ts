@@ -5,7 +5,8 @@
  * service as users run it (defaults: access log on), seeded with the same 100 categories, each pinned to
  * CPU 0 and wrk to CPU 1, each warmed up; then BENCH_PAIRS pairs of runs on the list, the two builds turn
  * about within each pair (baseline first in odd pairs, this build first in even ones), and the verdict is
- * the median of the pairs' ratios, with the server CPU per request and the p99 latency of each. Creates per second come after,
+ * the median of the pairs' ratios, with the server CPU per request and the p99 latency of each, and each build's own work
+ * per request: its CPU less that of bare Fastify sending the same bytes, run within the same pair. Creates per second come after,
  * in alternating rounds. Bounded: about 2 minutes with the defaults.
  *
  * Environment: BENCH_BASELINE (required), BENCH_PAIRS (12), BENCH_SECONDS (3), BENCH_WARMUP_SECONDS (2),
@@ -27,8 +28,9 @@ import {
   stopDeployment,
 } from './deployments.js';
 import { measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
-import { onCleanup, runBench } from './processes.js';
+import { onCleanup, runBench, stopChild } from './processes.js';
 import { costUs, median } from './report.js';
+import { startAnchor } from './servers.js';
 import { checkPrerequisites, positiveInteger, readSettings, type Settings } from './settings.js';
 import type { WrkResult } from './wrk.js';
 
@@ -87,9 +89,19 @@ async function main(): Promise<number> {
   const get: Run = { script: 'get' };
   const targets = services.map((service) => targetOf(dir, service)) as [Target, Target];
   for (const target of targets) await warmUp(settings, target, get);
+  // Bare Fastify sending the same bytes, run within each pair: each build's own work is its CPU less this.
+  const fastify = await startAnchor(dir, 'fastify-anchor', after.body, { headers: after.headers }, 'fastify');
+  const fastifyTarget = targetOf(dir, {
+    name: 'bare Fastify',
+    servers: [fastify],
+    key: current.key,
+    backends: false,
+  });
+  await warmUp(settings, fastifyTarget, get);
 
   const ratios: number[] = [];
   const us: [number[], number[]] = [[], []];
+  const ownWork: [number[], number[]] = [[], []];
   const p99: [number[], number[]] = [[], []];
   for (let pair = 0; pair < pairs; pair += 1) {
     // Turn about, so that neither build always runs second (on a machine that drifts within a pair).
@@ -107,9 +119,12 @@ async function main(): Promise<number> {
       p99[index as 0 | 1].push(run.p99Ms);
     }
     const [old, fresh] = runs as [WrkResult, WrkResult];
+    const bare = costUs(await measureOnce(settings, fastifyTarget, get));
+    ownWork[0].push(costUs(old) - bare);
+    ownWork[1].push(costUs(fresh) - bare);
     ratios.push(fresh.rps / old.rps);
     log(
-      `pair ${pair + 1}: baseline ${Math.round(old.rps)} req/s (${costUs(old).toFixed(1)} us), this build ${Math.round(fresh.rps)} req/s (${costUs(fresh).toFixed(1)} us): ratio ${(fresh.rps / old.rps).toFixed(3)}`,
+      `pair ${pair + 1}: baseline ${Math.round(old.rps)} req/s (${costUs(old).toFixed(1)} us), this build ${Math.round(fresh.rps)} req/s (${costUs(fresh).toFixed(1)} us): ratio ${(fresh.rps / old.rps).toFixed(3)}; bare Fastify ${bare.toFixed(1)} us`,
     );
   }
 
@@ -129,6 +144,7 @@ async function main(): Promise<number> {
     }
   }
   for (const service of services) await stopDeployment(service);
+  await stopChild(fastify.child);
 
   log('');
   log(
@@ -136,6 +152,9 @@ async function main(): Promise<number> {
   );
   log(
     `server CPU per list request: baseline ${median(us[0]).toFixed(1)} us, this build ${median(us[1]).toFixed(1)} us`,
+  );
+  log(
+    `own work per list request (CPU less bare Fastify's in the same pair): baseline ${median(ownWork[0]).toFixed(1)} us, this build ${median(ownWork[1]).toFixed(1)} us (${(median(ownWork[1]) / median(ownWork[0])).toFixed(2)} of it)`,
   );
   log(
     `list p99 at ${settings.connections} connections: baseline ${median(p99[0]).toFixed(2)} ms, this build ${median(p99[1]).toFixed(2)} ms (medians of the pairs)`,

@@ -123,9 +123,20 @@ export interface ListSnapshot {
   headers: Record<string, string>;
   /** The keep-alive timeout the service announces, so that an anchor can announce the same. */
   keepAliveSeconds: number | undefined;
+  /** The headers of the 304 that the ETag earns, as `headers` are kept. */
+  notModifiedHeaders: Record<string, string>;
 }
 
 const WRITTEN_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+/** An answer's headers without those Node writes itself. */
+function ownHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const own: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string' && !WRITTEN_BY_NODE.has(name)) own[name] = value;
+  }
+  return own;
+}
 
 export async function fetchList(deployment: Deployment, server: Server): Promise<ListSnapshot> {
   const response = await request(`${server.url}${LIST_PATH}`, { headers: authorization(deployment) });
@@ -133,17 +144,19 @@ export async function fetchList(deployment: Deployment, server: Server): Promise
   if (response.status !== 200 || etag === undefined || contentType === undefined) {
     throw new Error(`GET ${LIST_PATH} answered ${response.status} without ETag or content type`);
   }
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(response.headers)) {
-    if (typeof value === 'string' && !WRITTEN_BY_NODE.has(name)) headers[name] = value;
-  }
+  const notModified = await request(`${server.url}${LIST_PATH}`, {
+    headers: { ...authorization(deployment), 'if-none-match': etag },
+  });
+  if (notModified.status !== 304)
+    throw new Error(`GET ${LIST_PATH} with its ETag answered ${notModified.status}`);
   const timeout = /timeout=(\d+)/.exec(String(keepAlive ?? ''))?.[1];
   return {
     body: response.body,
     contentType,
     etag,
-    headers,
+    headers: ownHeaders(response.headers),
     keepAliveSeconds: timeout === undefined ? undefined : Number(timeout),
+    notModifiedHeaders: ownHeaders(notModified.headers),
   };
 }
 

@@ -75,15 +75,14 @@ interface Targets {
 
 async function listRound(settings: Settings, targets: Targets, list: ListSnapshot): Promise<ListRound> {
   const get: Run = { script: 'get' };
+  const conditional: Run = { ...get, headers: [`If-None-Match: ${list.etag}`] };
   const round: ListRound = {
     anchor: await measure(settings, targets.anchor, get),
+    notModifiedAnchor: await measure(settings, targets.anchor, conditional),
     bodyAnchor: await measure(settings, targets.bodyAnchor, get),
     fastifyAnchor: await measure(settings, targets.fastifyAnchor, get),
     service: await measure(settings, targets.service, get),
-    notModified: await measure(settings, targets.service, {
-      ...get,
-      headers: [`If-None-Match: ${list.etag}`],
-    }),
+    notModified: await measure(settings, targets.service, conditional),
   };
   if (targets.scaled !== undefined) round.scaled = await measure(settings, targets.scaled, get);
   return round;
@@ -219,6 +218,7 @@ async function main(): Promise<number> {
   const identicalAnswer = {
     headers: list.headers,
     ...(list.keepAliveSeconds === undefined ? {} : { keepAliveSeconds: list.keepAliveSeconds }),
+    notModified: { etag: list.etag, headers: list.notModifiedHeaders },
   };
   const anchors = {
     identical: await startAnchor(dir, 'anchor', list.body, identicalAnswer),

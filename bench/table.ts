@@ -11,11 +11,13 @@ import {
   type ListRound,
   listFigures,
   listVerdict,
+  median,
   ms,
   type Paired,
   percent,
   rate,
   type SharedStatePerRequest,
+  TARGETS,
   type UsableRounds,
   usableRounds,
 } from './report.js';
@@ -49,12 +51,24 @@ function listColumns(used: UsableRounds) {
     fastifyAnchor: listFigures(paired((round) => round.fastifyAnchor)),
     embedded: listFigures(paired((round) => round.service)),
     notModified: listFigures(paired((round) => round.notModified)),
+    notModifiedAnchor: listFigures(paired((round) => round.notModifiedAnchor)),
+    // Each round's 304 against the same round's bare node:http 304.
+    notModifiedRatio: median(used.rounds.map((round) => round.notModified.rps / round.notModifiedAnchor.rps)),
     scaled: scaled.length === 0 ? undefined : listFigures(scaled),
   };
 }
 
 function listRows(used: UsableRounds): string[] {
-  const { anchor, bodyAnchor, fastifyAnchor, embedded, notModified, scaled } = listColumns(used);
+  const {
+    anchor,
+    bodyAnchor,
+    fastifyAnchor,
+    embedded,
+    notModified,
+    notModifiedAnchor,
+    notModifiedRatio,
+    scaled,
+  } = listColumns(used);
   // Total CPU per answer, PostgreSQL and Redis included, against the anchor's.
   const cpu = (figures: ListFigures) => {
     const shared = figures.backendUs > 0 ? ` + ${figures.backendUs.toFixed(1)} us PG/Redis` : '';
@@ -88,7 +102,16 @@ function listRows(used: UsableRounds): string[] {
         ? `${(scaled.serverUs + scaled.backendUs - fastifyAnchor.serverUs).toFixed(1)} us, PG/Redis included`
         : OFF,
     ),
-    row('list 304 req/s', `${rate(notModified.rps)}, ratio ${notModified.ratio.toFixed(2)}`, notMeasured),
+    row(
+      'list 304 req/s',
+      `${rate(notModified.rps)}, ratio ${notModifiedRatio.toFixed(2)} to bare node:http's 304 ${listVerdict(notModifiedRatio, used, TARGETS.notModifiedToHttp)}`,
+      notMeasured,
+    ),
+    row(
+      'list 304 CPU',
+      `${notModified.serverUs.toFixed(1)} us/req (bare node:http's 304: ${notModifiedAnchor.serverUs.toFixed(1)} us)`,
+      notMeasured,
+    ),
     row('list 304 lat.', latency(notModified), notMeasured),
     wide(
       'anchor',
