@@ -1,10 +1,5 @@
 import http from 'node:http';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyRequest,
-  LogController,
-} from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { registerAccessLog } from '../access-log/index.js';
 import { createAccountHandlers } from '../account/index.js';
 import {
@@ -44,6 +39,7 @@ import {
   recordServedRoutes,
   registerErrorHandling,
   registerJsonBodyParser,
+  registerLogger,
   registerOperations,
   registerStandardHeaders,
   registerValidators,
@@ -231,11 +227,12 @@ function trustProxyOption(value: boolean | number | string[]) {
   return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value;
 }
 
-function createFastify(config: Config, logger: Logger): FastifyInstance {
+/**
+ * Fastify, made without a logger: the app's own lines go to `app.logger` (http/logger.ts), and one access line
+ * per answer to the access log. `request.log` and `app.log` write nothing.
+ */
+function createFastify(config: Config): FastifyInstance {
   return Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
-    // One log line per request was not proven cheap on the hot path (BENCHMARKS.md item 6); errors are logged.
-    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
     bodyLimit: BODY_LIMIT,
     // HEAD of every GET route answers as GET does, without the body (RFC 9110 section 9.3.2).
     exposeHeadRoutes: true,
@@ -245,9 +242,6 @@ function createFastify(config: Config, logger: Logger): FastifyInstance {
     return503OnClosing: false,
     clientErrorHandler: handleClientError,
     frameworkErrors: handleFrameworkError,
-    // One logger for every request: a child logger per request costs time on the hot path, and the lines
-    // that log a request carry its id themselves.
-    childLoggerFactory: (logger) => logger,
     keepAliveTimeout: HTTP_TIMEOUTS.keepAlive,
     requestTimeout: HTTP_TIMEOUTS.request,
     http: {
@@ -314,7 +308,8 @@ function readinessChecks({ config, storage, limiter }: AppDeps): ReadinessCheck[
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, logger, storage, authenticator, limiter, clock, metrics } = deps;
-  const app = createFastify(config, logger);
+  const app = createFastify(config);
+  registerLogger(app, logger);
   registerValidators(app);
   registerJsonBodyParser(app);
   registerErrorHandling(app);

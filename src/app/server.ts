@@ -27,16 +27,14 @@ export async function startServer(deps: AppDeps): Promise<RunningServer> {
   });
   let url: string;
   try {
-    url = await app.listen({
-      host: deps.config.host,
-      port: deps.config.port,
-      listenTextResolver: (address) => `Pet Store API listening on ${address}`,
-    });
+    url = await app.listen({ host: deps.config.host, port: deps.config.port });
   } catch (error) {
     // A port in use, say: release the storage, Redis and timers, or their handles keep the process alive.
     await app.close();
     throw listenError(error, deps.config.host, deps.config.port);
   }
+  // The line Fastify writes when it has a logger (app.ts makes it without one).
+  deps.logger.info(`Pet Store API listening on ${url}`);
   return { app, url, close: () => drain(app, sockets) };
 }
 
@@ -78,7 +76,7 @@ async function drain(app: FastifyInstance, sockets: Set<Socket>): Promise<void> 
   try {
     const result = await Promise.race([app.close().then(() => 'closed' as const), deadline]);
     if (result === 'timeout') {
-      app.log.warn('drain time exceeded; closing the remaining connections');
+      app.logger.warn('drain time exceeded; closing the remaining connections');
       app.server.closeAllConnections();
     }
   } finally {

@@ -50,7 +50,7 @@ export function registerHealth(
           () => 'ok' as const,
           (error: unknown) => {
             // A dependency that is away is logged once by its outage log, not once a probe.
-            warnUnlessOutage(request.log, error, 'readiness check failed', { check: check.name });
+            warnUnlessOutage(request.server.logger, error, 'readiness check failed', { check: check.name });
             return 'unreachable' as const;
           },
         ),

@@ -70,7 +70,10 @@ function isClientAbort(error: FastifyError, request: FastifyRequest): boolean {
  * wait for a body that will never come, and the request would be recorded nowhere.
  */
 export function answerClientGone(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  request.log.info({ reqId: request.id }, 'the client closed the connection before its request was read');
+  request.server.logger.info(
+    { reqId: request.id },
+    'the client closed the connection before its request was read',
+  );
   return reply.code(CLIENT_CLOSED_REQUEST).send();
 }
 
@@ -102,7 +105,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   }
   const known = error.code === undefined ? undefined : FRAMEWORK_ERRORS[error.code];
   if (known !== undefined) return sendError(request, reply, known.code, known.message);
-  request.log.error({ err: error, reqId: request.id }, 'unhandled error');
+  request.server.logger.error({ err: error, reqId: request.id }, 'unhandled error');
   return sendError(request, reply, 'internal_error', 'Internal server error');
 }
 

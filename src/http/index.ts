@@ -9,6 +9,7 @@ export {
 } from './errors.js';
 export { ifNoneMatchMatches, JSON_CONTENT_TYPE, registerStandardHeaders } from './headers.js';
 export { BODY_LIMIT, registerJsonBodyParser } from './json-body.js';
+export { registerLogger } from './logger.js';
 export { cutPage, nextPageLink, pageAsked } from './paging.js';
 export { requestIdFor } from './request-id.js';
 export {

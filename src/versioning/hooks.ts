@@ -47,7 +47,7 @@ export function registerDeprecation(
       const keyId = request.apiKey?.id ?? 'anonymous';
       metrics.deprecatedCalls.inc({ operation, key_id: keyId });
       if (request.apiKey !== null) deps.onCall?.(request.apiKey.id, operation, clock.now());
-      request.log.info({ operation, keyId, reqId: request.id }, 'deprecated endpoint called');
+      request.server.logger.info({ operation, keyId, reqId: request.id }, 'deprecated endpoint called');
       done();
     };
     route.onSend = [...hookList(route.onSend), addHeaders];
