@@ -38,7 +38,7 @@ const END = bytesOf(',"msg":"request"}\n');
 const NUMBERS_BYTES = 2 * MAX_NUMBER_BYTES;
 
 /**
- * One JSON line per answer (docs/observability.md, "Access log"): request id (`reqId`, as Fastify's own lines name it),
+ * One JSON line per answer (docs/observability.md, "Access log"): request id (`reqId`, as the app's other lines name it),
  * method, route template (never the raw path, which can hold ids and query values), status, duration, body
  * bytes, the key or admin token id (never the key), the client address and, when tracing is on, the trace
  * id. Written at the logger's `info` level, in the shape of its own lines and with its bindings, to its
