@@ -123,6 +123,8 @@ describe('Domains in the console of a service with no DOMAINS_TARGET', () => {
 
   test('the page says so before any domain is added: what the operator sets, and what can be shown until then', async () => {
     await h.page.getByText('No custom domains yet.').waitFor();
+    // The notice comes with the service's settings, a request of its own that may answer after the list's.
+    await h.page.locator('main').getByText('No DNS target is set').waitFor();
     assert.match(await textOf(h.page.locator('main')), missingTarget);
     await inspectPage(h.page, 'domains-no-target');
   });
