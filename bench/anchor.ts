@@ -9,8 +9,8 @@
  * so that the gap between it and the service is the service's own hooks and work.
  *
  * Usage: node anchor.js <body file> <answer file> [http|fastify]. The answer file is JSON: `{"headers":
- * {...}, "keepAliveSeconds": N, "notModified": {"etag": ..., "headers": {...}}}`: the `http` anchor answers
- * a GET whose If-None-Match is that ETag with 304 and those headers, as the service does. The headers are
+ * {...}, "keepAliveSeconds": N, "notModified": {"etag": ..., "headers": {...}}}`: both kinds answer a GET
+ * whose If-None-Match is that ETag with 304 and those headers, as the service does. The headers are
  * written as given (content-length is computed), and Node
  * adds Date, Connection and Keep-Alive as it does for the service. Prints `anchor listening on
  * http://127.0.0.1:PORT`.
@@ -65,8 +65,12 @@ if (kind === 'http') {
   });
 } else {
   const app = Fastify(keepAliveMs === undefined ? {} : { keepAliveTimeout: keepAliveMs });
-  app.get('/*', (_request, reply) => {
+  app.get('/*', (request, reply) => {
     reply.hijack();
+    if (notModified !== undefined && request.headers['if-none-match'] === notModified.etag) {
+      reply.raw.writeHead(304, notModified.headers).end();
+      return;
+    }
     reply.raw.writeHead(200, okHeaders).end(body);
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -23,6 +23,8 @@ export interface ListRound {
   service: WrkResult;
   /** The identical anchor answering 304, as the service does to the list's ETag: bare `node:http`'s 304. */
   notModifiedAnchor: WrkResult;
+  /** Bare Fastify answering the same 304: how near to bare `node:http`'s the framework alone gets. */
+  notModifiedFastify: WrkResult;
   notModified: WrkResult;
   scaled?: Measured;
 }
@@ -96,6 +98,7 @@ export function roundLine(index: number, round: ListRound): string {
     `  Fastify     ${rate(fastifyAnchor.rps)} req/s (${cpuNote(fastifyAnchor)})`,
     ratioLine('service', service, round),
     `  304 anchor  ${rate(round.notModifiedAnchor.rps)} req/s (${cpuNote(round.notModifiedAnchor)})`,
+    `  304 Fastify ${rate(round.notModifiedFastify.rps)} req/s ratio ${(round.notModifiedFastify.rps / round.notModifiedAnchor.rps).toFixed(2)} to bare node:http's 304 (${cpuNote(round.notModifiedFastify)})`,
     `  304         ${rate(notModified.rps)} req/s ratio ${(notModified.rps / round.notModifiedAnchor.rps).toFixed(2)} to bare node:http's 304 (${cpuNote(notModified)})`,
     ...(scaled === undefined ? [] : [ratioLine('2 instances', scaled, round)]),
   ].join('\n');

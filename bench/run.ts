@@ -81,6 +81,7 @@ async function listRound(settings: Settings, targets: Targets, list: ListSnapsho
     notModifiedAnchor: await measure(settings, targets.anchor, conditional),
     bodyAnchor: await measure(settings, targets.bodyAnchor, get),
     fastifyAnchor: await measure(settings, targets.fastifyAnchor, get),
+    notModifiedFastify: await measure(settings, targets.fastifyAnchor, conditional),
     service: await measure(settings, targets.service, get),
     notModified: await measure(settings, targets.service, conditional),
   };

@@ -102,7 +102,7 @@ async function waitUntilHealthy(child: ChildProcess, url: string, timeoutMs: num
 export interface AnchorAnswer {
   headers: Record<string, string>;
   keepAliveSeconds?: number;
-  /** Answered 304 with these headers to a GET whose If-None-Match is this ETag (the `http` anchor only). */
+  /** Answered 304 with these headers to a GET whose If-None-Match is this ETag. */
   notModified?: { etag: string; headers: Record<string, string> };
 }
 

@@ -52,8 +52,12 @@ function listColumns(used: UsableRounds) {
     embedded: listFigures(paired((round) => round.service)),
     notModified: listFigures(paired((round) => round.notModified)),
     notModifiedAnchor: listFigures(paired((round) => round.notModifiedAnchor)),
-    // Each round's 304 against the same round's bare node:http 304.
+    notModifiedFastify: listFigures(paired((round) => round.notModifiedFastify)),
+    // Each round's 304s against the same round's bare node:http 304.
     notModifiedRatio: median(used.rounds.map((round) => round.notModified.rps / round.notModifiedAnchor.rps)),
+    notModifiedFastifyRatio: median(
+      used.rounds.map((round) => round.notModifiedFastify.rps / round.notModifiedAnchor.rps),
+    ),
     scaled: scaled.length === 0 ? undefined : listFigures(scaled),
   };
 }
@@ -66,7 +70,9 @@ function listRows(used: UsableRounds): string[] {
     embedded,
     notModified,
     notModifiedAnchor,
+    notModifiedFastify,
     notModifiedRatio,
+    notModifiedFastifyRatio,
     scaled,
   } = listColumns(used);
   // Total CPU per answer, PostgreSQL and Redis included, against the anchor's.
@@ -110,6 +116,12 @@ function listRows(used: UsableRounds): string[] {
     row(
       'list 304 CPU',
       `${notModified.serverUs.toFixed(1)} us/req (bare node:http's 304: ${notModifiedAnchor.serverUs.toFixed(1)} us)`,
+      notMeasured,
+    ),
+    // The framework's own share of the 304 bar: bare Fastify, no hooks, answering the same 304.
+    row(
+      'Fastify 304',
+      `ratio ${notModifiedFastifyRatio.toFixed(2)} to bare node:http's 304, ${notModifiedFastify.serverUs.toFixed(1)} us/req`,
       notMeasured,
     ),
     row('list 304 lat.', latency(notModified), notMeasured),
