@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type RouteConfig, sendError } from '../http/index.js';
+import { routeConfig, sendError } from '../http/index.js';
 import { bearerToken, missingCredentialMessage } from '../keys/index.js';
 import type { AdminAuthenticator } from './authenticator.js';
 import { fromSameOrigin, isBackgroundRefresh, sessionCookie, sessionSecret } from './cookie.js';
@@ -80,8 +80,7 @@ export function identifyAdmin(
   });
 }
 
-const signsIn = (request: FastifyRequest) =>
-  (request.routeOptions.config as RouteConfig | undefined)?.operationId === 'startSession';
+const signsIn = (request: FastifyRequest) => routeConfig(request).operationId === 'startSession';
 
 /** Methods that change nothing: a session may send them from anywhere its cookie goes (same-site only). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

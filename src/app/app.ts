@@ -30,12 +30,12 @@ import { type Domains, registerDomains } from '../domains/index.js';
 import { HEALTH_PATHS, type ReadinessCheck, registerHealth } from '../health/index.js';
 import {
   BODY_LIMIT,
+  decorateRouteConfig,
   handleClientError,
   handleFrameworkError,
   notFound,
   type OperationHandler,
   type OperationHandlers,
-  type RouteConfig,
   recordServedRoutes,
   registerErrorHandling,
   registerJsonBodyParser,
@@ -44,6 +44,7 @@ import {
   registerStandardHeaders,
   registerValidators,
   requestIdFor,
+  routeConfig,
 } from '../http/index.js';
 import {
   createIdempotentCreates,
@@ -119,8 +120,7 @@ function countDecisions(metrics: Metrics, identified: (request: FastifyRequest) 
 }
 
 /** Whether the request's operation spends quota; reading one's own key does not. */
-const spendsQuota = (request: FastifyRequest) =>
-  (request.routeOptions.config as RouteConfig).countsAgainstQuota !== false;
+const spendsQuota = (request: FastifyRequest) => routeConfig(request).countsAgainstQuota !== false;
 
 /**
  * The stages every request under `/v1` passes, in this order, each registering its hooks on the scope.
@@ -314,6 +314,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonBodyParser(app);
   registerErrorHandling(app);
   recordServedRoutes(app);
+  decorateRouteConfig(app);
   registerStandardHeaders(app);
   // First of the hooks that follow a request, so that everything after it runs inside its span.
   deps.tracing?.register(app);

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sendError } from '../http/index.js';
+import { routeConfig, sendError } from '../http/index.js';
 import { hostOf } from './hosts.js';
 import type { DomainIndex } from './registry.js';
 import { type DomainRecord, SERVED_STATES } from './types.js';
@@ -18,7 +18,7 @@ function isReferencePath(path: string): boolean {
  * targets, which route to `/docs`, count) or by its path (so unknown paths below a prefix count too).
  */
 function requestMatches(request: FastifyRequest, matches: (path: string) => boolean): boolean {
-  return matches(request.routeOptions.url ?? '') || matches(request.url.split('?')[0] ?? '');
+  return matches(routeConfig(request).url ?? '') || matches(request.url.split('?')[0] ?? '');
 }
 
 /** The path and query of a request target, also when a client sent the absolute form (RFC 9112 3.2.2). */

@@ -13,6 +13,7 @@ export { registerLogger } from './logger.js';
 export { cutPage, nextPageLink, pageAsked } from './paging.js';
 export { requestIdFor } from './request-id.js';
 export {
+  decorateRouteConfig,
   hookList,
   type OperationHandler,
   type OperationHandlers,
@@ -20,7 +21,9 @@ export {
   type RouteConfig,
   recordServedRoutes,
   registerOperations,
+  routeConfig,
   routeTemplate,
+  type ServedRouteConfig,
   toDocumentPath,
   toRoutePath,
 } from './routes.js';

@@ -36,6 +36,37 @@ export interface RouteConfig {
   countsAgainstQuota?: false;
 }
 
+/** A route's config as Fastify keeps it: ours, with the route's URL (`/v1/pets/:petId`) that Fastify adds. */
+export type ServedRouteConfig = RouteConfig & { url?: string };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The route's config once `routeConfig` read it; null before. */
+    servedRouteConfig: ServedRouteConfig | null;
+  }
+}
+
+/** Every request starts without its route config read. */
+export function decorateRouteConfig(app: FastifyInstance): void {
+  app.decorateRequest('servedRouteConfig', null);
+}
+
+const NO_CONFIG: ServedRouteConfig = {};
+
+/**
+ * The request's route config, read from Fastify once per request: `request.routeOptions` is a getter that
+ * builds a new object of twelve fields at every read, and a list request asked it six times (issue 41's
+ * profile). Needs `decorateRouteConfig`.
+ */
+export function routeConfig(request: FastifyRequest): ServedRouteConfig {
+  let config = request.servedRouteConfig;
+  if (config === null) {
+    config = (request.routeOptions.config as ServedRouteConfig | undefined) ?? NO_CONFIG;
+    request.servedRouteConfig = config;
+  }
+  return config;
+}
+
 /** One method and path the app answers, with its route config. */
 export interface ServedRoute {
   method: string;
@@ -83,7 +114,7 @@ const templates = new Map<string, string>();
 
 /** The template of the request's route (`/v1/pets/{petId}`, never the raw path); undefined for no route. */
 export function routeTemplate(request: FastifyRequest): string | undefined {
-  const url = request.routeOptions.url;
+  const { url } = routeConfig(request);
   if (url === undefined) return undefined;
   let template = templates.get(url);
   if (template === undefined) {

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock/index.js';
 import { successAnswers } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
-import { JSON_CONTENT_TYPE } from '../http/index.js';
+import { JSON_CONTENT_TYPE, routeConfig } from '../http/index.js';
 import {
   type CreateOperation,
   type CreateResult,
@@ -60,7 +60,7 @@ function canonicalJson(value: unknown): string {
 
 /** What tells a retry from a reuse of its key: the operation and the parsed body, whatever its key order. */
 function requestDigest(request: FastifyRequest): string {
-  const text = `${request.method} ${request.routeOptions.url}\n${canonicalJson(request.body)}`;
+  const text = `${request.method} ${routeConfig(request).url}\n${canonicalJson(request.body)}`;
   return hash('sha256', text, 'base64url');
 }
 

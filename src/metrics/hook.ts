@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { LabelValues } from 'prom-client';
-import { onAnswer, type RouteConfig, routeTemplate } from '../http/index.js';
+import { onAnswer, routeConfig, routeTemplate } from '../http/index.js';
 import type { Metrics } from './metrics.js';
 import type { HistogramTally, Tally } from './tally.js';
 
@@ -43,10 +43,7 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): 
     return tally;
   };
   onAnswer(app, (request, reply, _bytes, elapsedMs) => {
-    const operation =
-      (request.routeOptions.config as RouteConfig | undefined)?.operationId ??
-      routeTemplate(request) ??
-      'none';
+    const operation = routeConfig(request).operationId ?? routeTemplate(request) ?? 'none';
     const counted = operationMetrics(operation);
     answerTally(operation, counted, request.method, reply.statusCode).add();
     counted.timer.observe(elapsedMs / 1000);

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock/index.js';
-import { onAnswer, type RouteConfig, routeTemplate } from '../http/index.js';
+import { onAnswer, routeConfig, routeTemplate } from '../http/index.js';
 import { redactCredentials } from '../log/index.js';
 import type { RequestLog } from './log.js';
 
@@ -59,7 +59,7 @@ export function registerRequestLog(app: FastifyInstance, deps: { log: RequestLog
       bytes: request.method === 'HEAD' ? 0 : bytes,
       remaining: decision === null ? null : decision.minute.remaining,
       replayed: reply.hasHeader('idempotent-replayed'),
-      deprecated: (request.routeOptions.config as RouteConfig | undefined)?.deprecated === true,
+      deprecated: routeConfig(request).deprecated === true,
       instance: INSTANCE,
       userAgent: userAgentOf(request),
     });

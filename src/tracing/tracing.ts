@@ -13,7 +13,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { onAnswer, routeTemplate } from '../http/index.js';
+import { onAnswer, routeConfig, routeTemplate } from '../http/index.js';
 import { type Logger, redactCredentials } from '../log/index.js';
 import { createOtlpExporter, EXPORT_TIMEOUT_MS } from './exporter.js';
 
@@ -114,7 +114,7 @@ export function createTracing(options: TracingOptions, logger: Logger): Tracing 
       onAnswer(app, (request, reply) => {
         const span = request.traceContext === null ? undefined : trace.getSpan(request.traceContext);
         if (span === undefined) return;
-        const operation = (request.routeOptions.config as { operationId?: string } | undefined)?.operationId;
+        const operation = routeConfig(request).operationId;
         if (operation !== undefined) span.setAttribute('petstore.operation', operation);
         const keyId = request.apiKey?.id ?? request.expiredKey?.id ?? request.adminToken?.id;
         if (keyId !== undefined) span.setAttribute('petstore.key_id', keyId);
