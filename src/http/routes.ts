@@ -55,8 +55,9 @@ const NO_CONFIG: ServedRouteConfig = {};
 
 /**
  * The request's route config, read from Fastify once per request: `request.routeOptions` is a getter that
- * builds a new object of twelve fields at every read, and a list request asked it six times (issue 41's
- * profile). Needs `decorateRouteConfig`.
+ * builds a new object of twelve fields at every read (53 ns a read, in a loop on this machine), and a list
+ * request asked it five times: the rate limit, the metrics, the access log and the request log (twice).
+ * Needs `decorateRouteConfig`.
  */
 export function routeConfig(request: FastifyRequest): ServedRouteConfig {
   let config = request.servedRouteConfig;
