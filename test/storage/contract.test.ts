@@ -843,9 +843,13 @@ describe('the Storage contract, on a fresh database each', () => {
         return true;
       },
     );
+    // The refused create's insert, sent beside its claim, was rolled back with it.
+    const heldRows = "SELECT count(*)::int AS n FROM categories WHERE name = 'Held'";
+    assert.equal((await database.read<{ n: number }>(heldRows))[0]?.n, 0);
     await holder.query('ROLLBACK');
     await holder.end();
     assert.equal((await one.create('createCategory', { name: 'Held' }, keeping('held'))).ok, true);
+    assert.equal((await database.read<{ n: number }>(heldRows))[0]?.n, 1);
 
     const settled = await Promise.allSettled([
       one.create('createCategory', { name: 'Raced' }, keeping('raced')),

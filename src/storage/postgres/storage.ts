@@ -176,9 +176,11 @@ export async function createPostgresStorage(
       // A category written tells every instance, in the same transaction, that its cached list is stale.
       return writes.run(
         async (client) => {
-          if (keep !== undefined) await idempotency.claim(client, keep);
-          const inserted = await insert(client, input);
-          if (inserted.ok && keep !== undefined) await idempotency.keep(client, keep, inserted.created);
+          if (keep === undefined) return insert(client, input);
+          // The key's claim and the insert leave together, one round trip rather than two: a claim refused
+          // rejects the write, and the group commit rolls back every write that fails, its insert with it.
+          const [, inserted] = await Promise.all([idempotency.claim(client, keep), insert(client, input)]);
+          if (inserted.ok) await idempotency.keep(client, keep, inserted.created);
           return inserted;
         },
         operation === 'createCategory' ? CHANNELS.categories : undefined,
