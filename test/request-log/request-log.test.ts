@@ -261,9 +261,12 @@ for (const backend of BACKENDS) {
     test("a key holder sees its own requests only, spending no quota, and never another key's", async () => {
       const own = await server.call('/v1/key/requests?limit=200', { headers: bearer(b.key) });
       assert.equal(own.status, 200, own.text);
-      assert.equal(
-        own.headers.get('x-ratelimit-remaining'),
-        '0',
+      // B's minute was spent before; on Redis the window follows Redis's own time, which the test's clock
+      // does not move, so the minute may have turned since and be whole again. Either way this read spent
+      // nothing, and answered.
+      const unspent = ['0', own.headers.get('x-ratelimit-limit')];
+      assert.ok(
+        unspent.includes(own.headers.get('x-ratelimit-remaining')),
         'the minute is spent, and the list answers',
       );
       const list = own.body as LoggedRequest[];
