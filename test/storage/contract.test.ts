@@ -843,7 +843,7 @@ describe('the Storage contract, on a fresh database each', () => {
         return true;
       },
     );
-    // The refused create's insert, sent beside its claim, was rolled back with it.
+    // The refused create wrote nothing.
     const heldRows = "SELECT count(*)::int AS n FROM categories WHERE name = 'Held'";
     assert.equal((await database.read<{ n: number }>(heldRows))[0]?.n, 0);
     await holder.query('ROLLBACK');

@@ -176,11 +176,12 @@ export async function createPostgresStorage(
       // A category written tells every instance, in the same transaction, that its cached list is stale.
       return writes.run(
         async (client) => {
-          if (keep === undefined) return insert(client, input);
-          // The key's claim and the insert leave together, one round trip rather than two: a claim refused
-          // rejects the write, and the group commit rolls back every write that fails, its insert with it.
-          const [, inserted] = await Promise.all([idempotency.claim(client, keep), insert(client, input)]);
-          if (inserted.ok) await idempotency.keep(client, keep, inserted.created);
+          // The claim waits for its answer before the insert goes: sent together, a refused create would
+          // still run its insert, and an order's waits on the pet's row lock of the instance that holds the
+          // key, stalling this instance's whole batch until that one commits.
+          if (keep !== undefined) await idempotency.claim(client, keep);
+          const inserted = await insert(client, input);
+          if (inserted.ok && keep !== undefined) await idempotency.keep(client, keep, inserted.created);
           return inserted;
         },
         operation === 'createCategory' ? CHANNELS.categories : undefined,
