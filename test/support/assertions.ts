@@ -47,6 +47,16 @@ export function assertRateLimitHeaders(response: JsonResponse): {
 }
 
 /**
+ * Asserts a request spent nothing of its key's minute: `X-RateLimit-Remaining` is still `before`, or, should
+ * the minute have turned since, the whole limit. On Redis the window follows Redis's own time, which a test's
+ * clock does not move, so a minute may turn between any two requests.
+ */
+export function assertNothingSpent(response: JsonResponse, before: string | null, message: string): void {
+  const unspent = [before, response.headers.get('x-ratelimit-limit')];
+  assert.ok(unspent.includes(response.headers.get('x-ratelimit-remaining')), message);
+}
+
+/**
  * Polls `check` until it returns a value other than undefined (or false), every 20 ms for at most
  * `timeoutMs`, and returns that value; fails naming `what` after that. For outcomes that arrive on their own
  * schedule (a batched log line, a reload), without betting on how long they take.
