@@ -1,0 +1,137 @@
+import http from 'node:http';
+import https from 'node:https';
+import { checkLiteral, guardedLookup, type TargetPolicy, TargetRefused } from './target.js';
+
+/** How long an attempt may take, connecting and answering both, before it counts as failed. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+
+/** The first bytes of a receiver's answer that are kept for the delivery log. */
+export const EXCERPT_BYTES = 1_024;
+
+/** Connections kept open to one receiver, for the next attempts. */
+const SOCKETS_PER_HOST = 16;
+
+/** Past this many bytes of an answer the connection is dropped: a receiver cannot make us read a gigabyte. */
+const MOST_READ = 64 * 1_024;
+
+/**
+ * What one attempt came to: `delivered` on any 2xx, `gone` on 410 (the endpoint is disabled), `failed` on
+ * anything else, a redirect included (redirects are never followed: the endpoint's URL is the one checked).
+ */
+export interface AttemptResult {
+  outcome: 'delivered' | 'gone' | 'failed';
+  /** The receiver's status code; undefined when no answer came (refused, timed out, connection failed). */
+  status: number | undefined;
+  latencyMs: number;
+  /** The answer's first {@link EXCERPT_BYTES} bytes, as UTF-8. */
+  excerpt: string;
+  /** Why no answer came, or why it was cut: a sentence for the delivery log. */
+  error: string | undefined;
+}
+
+export interface SenderOptions {
+  policy: TargetPolicy;
+  /** {@link ATTEMPT_TIMEOUT_MS} unless a test shortens it. */
+  timeoutMs?: number;
+}
+
+/** Sends attempts; its connections stay open for the next ones until `close`. */
+export interface Sender {
+  /**
+   * POSTs `body` to `url` once, with `headers` (the signature's and the content type), and says how it went.
+   * Never rejects: every failure is an outcome of its own, for the delivery log.
+   */
+  send(url: URL, headers: Record<string, string>, body: string): Promise<AttemptResult>;
+  close(): void;
+}
+
+const outcomeOf = (status: number): AttemptResult['outcome'] =>
+  status >= 200 && status < 300 ? 'delivered' : status === 410 ? 'gone' : 'failed';
+
+/**
+ * A sender whose every connection is checked by the policy as it is opened (target.ts's `guardedLookup`, and
+ * `checkLiteral` for an IP literal, which Node connects to without a lookup). A connection kept open goes on
+ * to the address that was checked, so keeping it is safe against a name that resolves elsewhere later.
+ */
+export function createSender(options: SenderOptions): Sender {
+  const { policy } = options;
+  const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const lookup = guardedLookup(policy);
+  const agents = {
+    'http:': new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }),
+  };
+  return {
+    send: (url, headers, body) => sendOnce(url, headers, body),
+    close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+
+  function sendOnce(url: URL, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+    const failed = (error: string): AttemptResult => ({
+      outcome: 'failed',
+      status: undefined,
+      latencyMs: elapsed(),
+      excerpt: '',
+      error,
+    });
+    try {
+      checkLiteral(url, policy);
+    } catch (error) {
+      return Promise.resolve(failed((error as Error).message));
+    }
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (result: AttemptResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const secure = url.protocol === 'https:';
+      const request = (secure ? https.request : http.request)(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup,
+        agent: secure ? agents['https:'] : agents['http:'],
+      });
+      const timer = setTimeout(() => {
+        request.destroy();
+        settle(failed(`no answer within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        const reason =
+          error instanceof TargetRefused ? error.message : `could not send: ${error.code ?? error.message}`;
+        settle(failed(reason));
+      });
+      request.on('response', (response) => {
+        const status = response.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let read = 0;
+        const done = (error: string | undefined) =>
+          settle({
+            outcome: outcomeOf(status),
+            status,
+            latencyMs: elapsed(),
+            excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
+            error,
+          });
+        response.on('data', (chunk: Buffer) => {
+          if (read < EXCERPT_BYTES) chunks.push(chunk);
+          read += chunk.length;
+          if (read > MOST_READ) {
+            response.destroy();
+            done(`the answer was cut after ${MOST_READ} bytes`);
+          }
+        });
+        response.on('end', () => done(undefined));
+        response.on('error', () => done('the answer was cut off'));
+      });
+      request.end(body);
+    });
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The events a webhook endpoint can subscribe to (DESIGN.md section 12): a closed list, in the order the
+ * catalogue of docs/webhooks.md presents them. The resource events first, then the operators'.
+ */
+export const EVENT_TYPES = [
+  'category.created',
+  'pet.created',
+  'order.placed',
+  'key.created',
+  'key.rotated',
+  'key.revoked',
+  'key.expiring',
+  'key.banned',
+  'key.usage_threshold',
+  'domain.verified',
+  'domain.misconfigured',
+  'domain.certificate_failed',
+  'domain.removed',
+  'webhook.endpoint_disabled',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+const KNOWN: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+export const isEventType = (value: string): value is EventType => KNOWN.has(value);
+
+/**
+ * One event as every endpoint receives it, the body of each delivery: `data` is the resource as `/v1` or the
+ * admin API returns it. `id` is also the `webhook-id` of every attempt, so a receiver drops a repeat by it.
+ */
+export interface WebhookEvent {
+  id: string;
+  type: EventType;
+  /** When the change happened, ISO 8601 in UTC. */
+  createdAt: string;
+  /** The API version whose shapes `data` has. */
+  apiVersion: string;
+  data: unknown;
+}
