@@ -1,4 +1,4 @@
-/** What was done, to a key, an admin token or a custom domain. */
+/** What was done, to a key, an admin token, a custom domain or a webhook endpoint. */
 export type AuditAction =
   | 'key.created'
   | 'key.updated'
@@ -13,7 +13,12 @@ export type AuditAction =
   | 'domain.updated'
   | 'domain.removed'
   | 'domain.reverified'
-  | 'domain.state_changed';
+  | 'domain.state_changed'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.secret_rotated'
+  | 'webhook.deleted'
+  | 'webhook.disabled';
 
 /**
  * Who did it: an admin token's id, `cli` for the command line on a machine that reaches the database,

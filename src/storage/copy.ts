@@ -43,6 +43,11 @@ const TABLES: readonly TableSpec[] = [
   { name: 'key_usage_hourly', key: ['key_id', 'hour'] },
   { name: 'key_deprecated_calls', key: ['key_id', 'operation_id'] },
   { name: 'audit_events', key: ['id'], sequence: 'id' },
+  { name: 'webhook_endpoints', key: ['id'] },
+  { name: 'webhook_subscriptions', key: ['event_type', 'endpoint_id'] },
+  { name: 'webhook_events', key: ['id'] },
+  { name: 'webhook_deliveries', key: ['id'], sequence: 'id' },
+  { name: 'webhook_attempts', key: ['delivery_id', 'attempt'] },
 ];
 
 /** Tables that belong to the engine or to the migrations, never copied. */

@@ -20,6 +20,7 @@ export const OLDEST_RELEASE_SERVING: Readonly<Record<number, string>> = {
   9: '1.0.0',
   10: '1.0.0',
   11: '1.0.0',
+  12: '1.0.0',
 };
 
 /** The newest schema version this release knows. */

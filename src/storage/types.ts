@@ -13,6 +13,7 @@ import type { DomainRepository } from '../domains/index.js';
 import type { ApiKeyRepository } from '../keys/index.js';
 import type { OutageLog } from '../log/index.js';
 import type { UsageRepository } from '../usage/index.js';
+import type { StoredEvent, WebhookRepository } from '../webhooks/index.js';
 import type { SchemaState } from './schema.js';
 
 /** Where the service keeps its data: the embedded SQLite file, or PostgreSQL shared by a fleet. */
@@ -184,19 +185,22 @@ export interface Storage {
   readonly usage: UsageRepository;
   readonly idempotency: IdempotencyRepository;
   readonly domains: DomainRepository;
+  readonly webhooks: WebhookRepository;
   /** Schema versions applied when this storage was opened (empty when it was current). */
   readonly migrationsApplied: readonly number[];
   /** The schema as it is once opened: its version and the oldest release that serves it. */
   readonly schema: SchemaState;
   /**
    * The unit of work of every create: the row, and with `keep` the answer to replay under an
-   * `Idempotency-Key`, in one transaction. It resolves once that transaction committed durably. A refusal
-   * created nothing and keeps nothing; a key that is taken rejects with `IdempotencyConflict`.
+   * `Idempotency-Key`, and with `event` the webhook event it tells of and its deliveries (the outbox), in one
+   * transaction. It resolves once that transaction committed durably. A refusal created nothing and keeps
+   * nothing; a key that is taken rejects with `IdempotencyConflict`.
    */
   create<O extends CreateOperation>(
     operation: O,
     input: Creates[O]['input'],
     keep?: KeptAnswer<Creates[O]['created']>,
+    event?: (created: Creates[O]['created']) => StoredEvent,
   ): Promise<CreateResult<O>>;
   /**
    * Calls `notify` whenever categories may have been written by another process, so a cached list can be

@@ -25,3 +25,16 @@ export {
   type TargetPolicy,
   TargetRefused,
 } from './target.js';
+export type {
+  AttemptOutcome,
+  AttemptRecord,
+  DeliveryRecord,
+  DeliveryState,
+  DisabledReason,
+  DueDelivery,
+  EndpointChange,
+  NewEndpoint,
+  StoredEvent,
+  WebhookEndpoint,
+  WebhookRepository,
+} from './types.js';

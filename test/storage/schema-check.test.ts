@@ -179,7 +179,8 @@ describe('a SQLite file’s schema objects against those this release’s migrat
       assert.equal(restored.code, 0, restored.stderr);
       assert.match(restored.stdout, /schema version 8\)/);
       const migrated = await runCli(['migrate'], otherEnv);
-      assert.equal(migrated.stdout, 'Applied sqlite migrations 9, 10, 11.\n', migrated.stderr);
+      const due = Array.from({ length: SCHEMA_VERSION - 8 }, (_, index) => index + 9);
+      assert.equal(migrated.stdout, `Applied sqlite migrations ${due.join(', ')}.\n`, migrated.stderr);
 
       const newer = path.join(dir, 'newer-expanded.db');
       copyFileSync(backup, newer);

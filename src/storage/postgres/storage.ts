@@ -26,6 +26,7 @@ import { postgresSessions } from './sessions.js';
 import { type Queryable, releaseAfter } from './transaction.js';
 import { reportingUnavailable } from './unavailable.js';
 import { postgresUsage } from './usage.js';
+import { postgresWebhooks } from './webhooks.js';
 
 /**
  * int8 (BIGINT) arrives as a string by default, for values past 2^53. Our ids stay below that (the contract
@@ -153,6 +154,7 @@ export async function createPostgresStorage(
   const orders = postgresOrders(pool);
   const idempotency = postgresIdempotency(pool);
   const audit = postgresAudit(pool);
+  const webhooks = postgresWebhooks(pool, audit);
   const inserts: Inserts = {
     createCategory: categories.insert,
     createPet: pets.insert,
@@ -167,7 +169,7 @@ export async function createPostgresStorage(
   };
   const guarded = <T extends object>(target: T) => reportingUnavailable(target, availability);
   const units = guarded<Pick<Storage, 'create' | 'ping'>>({
-    async create(operation, input, keep) {
+    async create(operation, input, keep, event) {
       const insert = inserts[operation] as (
         db: Queryable,
         input: Creates[typeof operation]['input'],
@@ -182,6 +184,7 @@ export async function createPostgresStorage(
           if (keep !== undefined) await idempotency.claim(client, keep);
           const inserted = await insert(client, input);
           if (inserted.ok && keep !== undefined) await idempotency.keep(client, keep, inserted.created);
+          if (inserted.ok && event !== undefined) await webhooks.enqueue(client, event(inserted.created));
           return inserted;
         },
         operation === 'createCategory' ? CHANNELS.categories : undefined,
@@ -205,6 +208,7 @@ export async function createPostgresStorage(
     usage: guarded(postgresUsage(pool)),
     idempotency: guarded(idempotency.repository),
     domains: guarded(postgresDomains(pool, audit, () => notifier.changed('domains'))),
+    webhooks: guarded(webhooks.repository),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     create: units.create,
     ping: units.ping,

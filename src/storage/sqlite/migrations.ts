@@ -227,6 +227,64 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'the oldest release that serves each schema version',
     sql: 'ALTER TABLE schema_migrations ADD COLUMN oldest_release TEXT',
   },
+  {
+    version: 12,
+    name: 'webhook endpoints, and the outbox of their events',
+    sql: `
+      CREATE TABLE webhook_endpoints (
+        id                    TEXT PRIMARY KEY,
+        url                   TEXT NOT NULL,
+        description           TEXT NOT NULL,
+        enabled               INTEGER NOT NULL,
+        disabled_reason       TEXT,
+        secret                TEXT NOT NULL,
+        previous_secret       TEXT,
+        previous_secret_until INTEGER,
+        created_at            INTEGER NOT NULL,
+        updated_at            INTEGER NOT NULL,
+        failing_since         INTEGER
+      ) STRICT;
+      CREATE TABLE webhook_subscriptions (
+        event_type  TEXT NOT NULL,
+        endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+        PRIMARY KEY (event_type, endpoint_id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX webhook_subscriptions_by_endpoint ON webhook_subscriptions (endpoint_id);
+      CREATE TABLE webhook_events (
+        id         TEXT PRIMARY KEY,
+        type       TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        payload    TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE webhook_deliveries (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id        TEXT NOT NULL REFERENCES webhook_events (id),
+        endpoint_id     TEXT NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+        state           TEXT NOT NULL,
+        attempts        INTEGER NOT NULL,
+        tries           INTEGER NOT NULL,
+        next_attempt_at INTEGER,
+        lease_until     INTEGER,
+        last_status     INTEGER,
+        created_at      INTEGER NOT NULL,
+        updated_at      INTEGER NOT NULL
+      ) STRICT;
+      CREATE UNIQUE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id, endpoint_id);
+      CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, id);
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+      CREATE TABLE webhook_attempts (
+        delivery_id     INTEGER NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+        attempt         INTEGER NOT NULL,
+        at              INTEGER NOT NULL,
+        status          INTEGER,
+        latency_ms      REAL NOT NULL,
+        excerpt         TEXT NOT NULL,
+        error           TEXT,
+        next_attempt_at INTEGER,
+        PRIMARY KEY (delivery_id, attempt)
+      ) STRICT;
+    `,
+  },
 ];
 
 /**

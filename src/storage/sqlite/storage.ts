@@ -23,6 +23,7 @@ import { sqliteOrders } from './orders.js';
 import { sqlitePets } from './pets.js';
 import { sqliteSessions } from './sessions.js';
 import { sqliteUsage } from './usage.js';
+import { sqliteWebhooks } from './webhooks.js';
 import { WriteQueue } from './write-queue.js';
 
 /** Whether the file holds the Pet Store schema (of any version), rather than nothing or something else. */
@@ -118,6 +119,7 @@ export function createSqliteStorage(options: { file: string } & SqliteOpenOption
   const orders = sqliteOrders(db);
   const idempotency = sqliteIdempotency(db, writes);
   const audit = sqliteAudit(db);
+  const webhooks = sqliteWebhooks(db, writes, audit);
   const inserts: Inserts = {
     createCategory: categories.insert,
     createPet: pets.insert,
@@ -137,7 +139,8 @@ export function createSqliteStorage(options: { file: string } & SqliteOpenOption
     usage: sqliteUsage(db, writes),
     idempotency: idempotency.repository,
     domains: sqliteDomains(db, writes, audit),
-    create(operation, input, keep) {
+    webhooks: webhooks.repository,
+    create(operation, input, keep, event) {
       const insert = inserts[operation] as (
         input: Creates[typeof operation]['input'],
       ) => CreateResult<typeof operation>;
@@ -145,6 +148,7 @@ export function createSqliteStorage(options: { file: string } & SqliteOpenOption
       return writes.run(() => {
         const result = insert(input);
         if (result.ok && keep !== undefined) idempotency.keep(keep, result.created);
+        if (result.ok && event !== undefined) webhooks.enqueue(event(result.created));
         return result;
       });
     },

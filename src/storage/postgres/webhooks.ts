@@ -1,0 +1,254 @@
+import type pg from 'pg';
+import type { AuditEntry } from '../../audit/index.js';
+import type { StoredEvent, WebhookRepository } from '../../webhooks/index.js';
+import {
+  type AttemptRow,
+  type DeliveryRow,
+  type EndpointRow,
+  endpointSelect,
+  secretsAt,
+  toAttempt,
+  toDelivery,
+  toEndpoint,
+} from '../webhook-rows.js';
+import { type Queryable, transaction } from './transaction.js';
+
+const SELECT_ENDPOINT = endpointSelect('string_agg');
+
+/**
+ * The event and a delivery due at once for each target, in one statement: the targets are the enabled
+ * endpoints subscribed to the type ($5 null), or endpoint $5 alone. No target, no event kept.
+ */
+const ENQUEUE = `
+  WITH targets AS (
+    SELECT e.id FROM webhook_endpoints e
+    WHERE ($5::text IS NULL AND e.enabled = 1
+           AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.endpoint_id = e.id AND s.event_type = $2))
+       OR e.id = $5
+  ), event AS (
+    INSERT INTO webhook_events (id, type, created_at, payload)
+    SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM targets)
+    RETURNING id
+  )
+  INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, tries, next_attempt_at, created_at, updated_at)
+  SELECT event.id, targets.id, 'pending', 0, 0, $3, $3, $3 FROM event CROSS JOIN targets`;
+
+/**
+ * Claims due deliveries for one attempt each: `SKIP LOCKED` leaves the rows another instance is claiming at
+ * this moment to it, and the lease keeps them from every other claim until the attempt is recorded or the
+ * lease runs out (the instance died).
+ */
+const CLAIM = `
+  WITH due AS (
+    SELECT d.id FROM webhook_deliveries d
+    JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
+    WHERE d.state = 'pending' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2)
+    ORDER BY d.next_attempt_at LIMIT $3
+    FOR UPDATE OF d SKIP LOCKED
+  ), claimed AS (
+    UPDATE webhook_deliveries d SET lease_until = $1 FROM due WHERE d.id = due.id
+    RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, d.tries
+  )
+  SELECT c.*, e.url, e.secret, e.previous_secret, e.previous_secret_until, ev.payload
+  FROM claimed c
+  JOIN webhook_endpoints e ON e.id = c.endpoint_id
+  JOIN webhook_events ev ON ev.id = c.event_id`;
+
+const DELIVERY_COLUMNS = `SELECT d.*, ev.type AS event_type FROM webhook_deliveries d
+  JOIN webhook_events ev ON ev.id = d.event_id`;
+
+/**
+ * The webhooks' tables in PostgreSQL. `enqueue` runs on the client of the create's group transaction, so
+ * that the event and the change commit or roll back together.
+ */
+export function postgresWebhooks(
+  pool: pg.Pool,
+  audit: { append(db: Queryable, entry: AuditEntry): Promise<void> },
+): {
+  repository: WebhookRepository;
+  enqueue(db: Queryable, event: StoredEvent, endpointId?: string): Promise<number>;
+} {
+  const getEndpoint = async (db: Queryable, id: string) => {
+    const { rows } = await db.query<EndpointRow>(`${SELECT_ENDPOINT} WHERE e.id = $1`, [id]);
+    return rows[0] === undefined ? undefined : toEndpoint(rows[0]);
+  };
+  const subscribe = (db: Queryable, id: string, events: readonly string[]) =>
+    db.query('INSERT INTO webhook_subscriptions (event_type, endpoint_id) SELECT unnest($1::text[]), $2', [
+      events,
+      id,
+    ]);
+
+  async function enqueue(db: Queryable, event: StoredEvent, endpointId?: string): Promise<number> {
+    const { rowCount } = await db.query(ENQUEUE, [
+      event.id,
+      event.type,
+      event.createdAt,
+      event.payload,
+      endpointId ?? null,
+    ]);
+    return rowCount ?? 0;
+  }
+
+  const repository: WebhookRepository = {
+    createEndpoint(endpoint, entry) {
+      return transaction(pool, async (client) => {
+        await client.query(
+          `INSERT INTO webhook_endpoints (id, url, description, enabled, secret, created_at, updated_at)
+           VALUES ($1, $2, $3, 1, $4, $5, $5)`,
+          [endpoint.id, endpoint.url, endpoint.description, endpoint.secret, endpoint.createdAt],
+        );
+        await subscribe(client, endpoint.id, endpoint.events);
+        await audit.append(client, entry);
+        return (await getEndpoint(client, endpoint.id)) as NonNullable<
+          Awaited<ReturnType<typeof getEndpoint>>
+        >;
+      });
+    },
+    async listEndpoints() {
+      const { rows } = await pool.query<EndpointRow>(`${SELECT_ENDPOINT} ORDER BY e.created_at, e.id`);
+      return rows.map(toEndpoint);
+    },
+    getEndpoint: (id) => getEndpoint(pool, id),
+    updateEndpoint(id, change, entry) {
+      return transaction(pool, async (client) => {
+        const { rowCount } = await client.query(
+          `UPDATE webhook_endpoints SET
+             url = coalesce($2, url),
+             description = coalesce($3, description),
+             enabled = coalesce($4, enabled),
+             disabled_reason = CASE WHEN $5 THEN $6 ELSE disabled_reason END,
+             secret = coalesce($7, secret),
+             previous_secret = CASE WHEN $8 THEN $9 ELSE previous_secret END,
+             previous_secret_until = CASE WHEN $8 THEN $10::bigint ELSE previous_secret_until END,
+             failing_since = CASE WHEN $4 = 1 THEN NULL ELSE failing_since END,
+             updated_at = $11
+           WHERE id = $1`,
+          [
+            id,
+            change.url ?? null,
+            change.description ?? null,
+            change.enabled === undefined ? null : change.enabled ? 1 : 0,
+            change.disabledReason !== undefined,
+            change.disabledReason ?? null,
+            change.secret ?? null,
+            change.previousSecret !== undefined,
+            change.previousSecret ?? null,
+            change.previousSecretUntil ?? null,
+            change.at,
+          ],
+        );
+        if ((rowCount ?? 0) === 0) return undefined;
+        if (change.events !== undefined) {
+          await client.query('DELETE FROM webhook_subscriptions WHERE endpoint_id = $1', [id]);
+          await subscribe(client, id, change.events);
+        }
+        await audit.append(client, entry);
+        return getEndpoint(client, id);
+      });
+    },
+    deleteEndpoint(id, entry) {
+      return transaction(pool, async (client) => {
+        const { rowCount } = await client.query('DELETE FROM webhook_endpoints WHERE id = $1', [id]);
+        if ((rowCount ?? 0) === 0) return false;
+        await audit.append(client, entry);
+        return true;
+      });
+    },
+    publish: (event, endpointId) => enqueue(pool, event, endpointId),
+    async claimDue(now, limit, leaseMs) {
+      const { rows } = await pool.query(CLAIM, [now + leaseMs, now, limit]);
+      return rows.map((row) => ({
+        id: row.id,
+        eventId: row.event_id,
+        endpointId: row.endpoint_id,
+        attempts: row.attempts,
+        tries: row.tries,
+        url: row.url,
+        secrets: secretsAt(row, now),
+        payload: row.payload,
+      }));
+    },
+    async recordAttempt(deliveryId, outcome) {
+      const { attempt } = outcome;
+      await transaction(pool, async (client) => {
+        const { rows } = await client.query<{ endpoint_id: string }>(
+          'SELECT endpoint_id FROM webhook_deliveries WHERE id = $1 FOR UPDATE',
+          [deliveryId],
+        );
+        // Deleted with its endpoint while the attempt was under way: nothing is left to keep it in.
+        const endpoint = rows[0]?.endpoint_id;
+        if (endpoint === undefined) return;
+        await client.query(
+          `INSERT INTO webhook_attempts (delivery_id, attempt, at, status, latency_ms, excerpt, error, next_attempt_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [
+            deliveryId,
+            attempt.attempt,
+            attempt.at,
+            attempt.status,
+            attempt.latencyMs,
+            attempt.excerpt,
+            attempt.error,
+            attempt.nextAttemptAt,
+          ],
+        );
+        await client.query(
+          `UPDATE webhook_deliveries SET state = $2, attempts = $3, tries = tries + 1, next_attempt_at = $4,
+             lease_until = NULL, last_status = $5, updated_at = $6
+           WHERE id = $1`,
+          [deliveryId, outcome.state, attempt.attempt, outcome.nextAttemptAt, attempt.status, attempt.at],
+        );
+        await client.query(
+          outcome.state === 'delivered'
+            ? 'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1'
+            : 'UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $2) WHERE id = $1',
+          outcome.state === 'delivered' ? [endpoint] : [endpoint, attempt.at],
+        );
+        if (outcome.disable === undefined) return;
+        const disabled = await client.query(
+          `UPDATE webhook_endpoints SET enabled = 0, disabled_reason = $2, updated_at = $3
+           WHERE id = $1 AND enabled = 1`,
+          [endpoint, outcome.disable.reason, attempt.at],
+        );
+        if ((disabled.rowCount ?? 0) > 0) await audit.append(client, outcome.disable.entry);
+      });
+    },
+    async listDeliveries(endpointId, page) {
+      const { rows } = await pool.query<DeliveryRow>(
+        `${DELIVERY_COLUMNS}
+         WHERE d.endpoint_id = $1 AND ($2::text IS NULL OR d.state = $2)
+           AND ($3::bigint IS NULL OR d.created_at >= $3) AND ($4::bigint IS NULL OR d.id < $4)
+         ORDER BY d.id DESC LIMIT $5`,
+        [endpointId, page.state ?? null, page.since ?? null, page.before ?? null, page.limit],
+      );
+      return rows.map(toDelivery);
+    },
+    async getDelivery(deliveryId) {
+      const { rows } = await pool.query<DeliveryRow>(`${DELIVERY_COLUMNS} WHERE d.id = $1`, [deliveryId]);
+      return rows[0] === undefined ? undefined : toDelivery(rows[0]);
+    },
+    async listAttempts(deliveryId) {
+      const { rows } = await pool.query<AttemptRow>(
+        'SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
+        [deliveryId],
+      );
+      return rows.map(toAttempt);
+    },
+    async replay(target, now) {
+      const { rowCount } =
+        'deliveryId' in target
+          ? await pool.query(
+              `UPDATE webhook_deliveries SET state = 'pending', tries = 0, next_attempt_at = $1, updated_at = $1
+               WHERE id = $2 AND (lease_until IS NULL OR lease_until <= $1)`,
+              [now, target.deliveryId],
+            )
+          : await pool.query(
+              `UPDATE webhook_deliveries SET state = 'pending', tries = 0, next_attempt_at = $1, updated_at = $1
+               WHERE endpoint_id = $2 AND state = 'failed' AND created_at >= $3`,
+              [now, target.endpointId, target.failedSince],
+            );
+      return rowCount ?? 0;
+    },
+  };
+  return { repository, enqueue };
+}

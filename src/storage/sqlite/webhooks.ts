@@ -1,0 +1,312 @@
+import type { AuditEntry } from '../../audit/index.js';
+import type { DueDelivery, StoredEvent, WebhookRepository } from '../../webhooks/index.js';
+import {
+  type AttemptRow,
+  type DeliveryRow,
+  type EndpointRow,
+  endpointSelect,
+  secretsAt,
+  toAttempt,
+  toDelivery,
+  toEndpoint,
+} from '../webhook-rows.js';
+import type { Database } from './driver.js';
+import type { WriteQueue } from './write-queue.js';
+
+/** A claimed delivery with its endpoint's and its event's columns. */
+interface DueRow {
+  id: number;
+  event_id: string;
+  endpoint_id: string;
+  attempts: number;
+  tries: number;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  payload: string;
+}
+
+/** Every statement of the webhooks' tables, prepared together. */
+function prepareStatements(db: Database) {
+  const selectEndpoint = endpointSelect('group_concat');
+  const listEndpoints = db.prepare<[], EndpointRow>(`${selectEndpoint} ORDER BY e.created_at, e.id`);
+  const getEndpoint = db.prepare<[string], EndpointRow>(`${selectEndpoint} WHERE e.id = ?`);
+  const insertEndpoint = db.prepare(
+    `INSERT INTO webhook_endpoints (id, url, description, enabled, secret, created_at, updated_at)
+     VALUES (@id, @url, @description, 1, @secret, @createdAt, @createdAt)`,
+  );
+  const subscribe = db.prepare<[string, string]>(
+    'INSERT INTO webhook_subscriptions (event_type, endpoint_id) VALUES (?, ?)',
+  );
+  const unsubscribeAll = db.prepare<[string]>('DELETE FROM webhook_subscriptions WHERE endpoint_id = ?');
+  const updateEndpoint = db.prepare(
+    `UPDATE webhook_endpoints SET
+       url = coalesce(@url, url),
+       description = coalesce(@description, description),
+       enabled = coalesce(@enabled, enabled),
+       disabled_reason = CASE WHEN @setsReason THEN @disabledReason ELSE disabled_reason END,
+       secret = coalesce(@secret, secret),
+       previous_secret = CASE WHEN @setsPrevious THEN @previousSecret ELSE previous_secret END,
+       previous_secret_until = CASE WHEN @setsPrevious THEN @previousSecretUntil ELSE previous_secret_until END,
+       failing_since = CASE WHEN @enabled = 1 THEN NULL ELSE failing_since END,
+       updated_at = @at
+     WHERE id = @id`,
+  );
+  const deleteEndpoint = db.prepare<[string]>('DELETE FROM webhook_endpoints WHERE id = ?');
+
+  const subscribers = db.prepare<[string], { id: string }>(
+    `SELECT e.id FROM webhook_subscriptions s JOIN webhook_endpoints e ON e.id = s.endpoint_id
+     WHERE s.event_type = ? AND e.enabled = 1`,
+  );
+  const endpointExists = db.prepare<[string], { id: string }>(
+    'SELECT id FROM webhook_endpoints WHERE id = ?',
+  );
+  const insertEvent = db.prepare<[string, string, number, string]>(
+    'INSERT INTO webhook_events (id, type, created_at, payload) VALUES (?, ?, ?, ?)',
+  );
+  const insertDelivery = db.prepare<[{ eventId: string; endpointId: string; at: number }]>(
+    `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, tries, next_attempt_at, created_at, updated_at)
+     VALUES (@eventId, @endpointId, 'pending', 0, 0, @at, @at, @at)`,
+  );
+
+  const claim = db.prepare<[{ leaseUntil: number; now: number; limit: number }], { id: number }>(
+    `UPDATE webhook_deliveries SET lease_until = @leaseUntil
+     WHERE id IN (
+       SELECT id FROM webhook_deliveries
+       WHERE state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
+         AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled = 1)
+       ORDER BY next_attempt_at LIMIT @limit)
+     RETURNING id`,
+  );
+  const dueRow = db.prepare<[number], DueRow>(
+    `SELECT d.id, d.event_id, d.endpoint_id, d.attempts, d.tries, e.url, e.secret, e.previous_secret,
+            e.previous_secret_until, ev.payload
+     FROM webhook_deliveries d
+     JOIN webhook_endpoints e ON e.id = d.endpoint_id
+     JOIN webhook_events ev ON ev.id = d.event_id
+     WHERE d.id = ?`,
+  );
+  const insertAttempt = db.prepare(
+    `INSERT INTO webhook_attempts (delivery_id, attempt, at, status, latency_ms, excerpt, error, next_attempt_at)
+     VALUES (@deliveryId, @attempt, @at, @status, @latencyMs, @excerpt, @error, @nextAttemptAt)`,
+  );
+  const afterAttempt = db.prepare(
+    `UPDATE webhook_deliveries SET state = @state, attempts = @attempt, tries = tries + 1,
+       next_attempt_at = @nextAttemptAt, lease_until = NULL, last_status = @status, updated_at = @at
+     WHERE id = @deliveryId`,
+  );
+  const endpointOf = db.prepare<[number], { endpoint_id: string }>(
+    'SELECT endpoint_id FROM webhook_deliveries WHERE id = ?',
+  );
+  const succeeded = db.prepare<[string]>('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?');
+  const failed = db.prepare<[number, string]>(
+    'UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?) WHERE id = ?',
+  );
+  const disable = db.prepare<[string, number, string]>(
+    'UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = 1',
+  );
+
+  const deliveryColumns = `SELECT d.*, ev.type AS event_type FROM webhook_deliveries d
+     JOIN webhook_events ev ON ev.id = d.event_id`;
+  const listDeliveries = db.prepare(
+    `${deliveryColumns}
+     WHERE d.endpoint_id = @endpointId AND (@state IS NULL OR d.state = @state)
+       AND (@since IS NULL OR d.created_at >= @since) AND (@before IS NULL OR d.id < @before)
+     ORDER BY d.id DESC LIMIT @limit`,
+  );
+  const getDelivery = db.prepare<[number], DeliveryRow>(`${deliveryColumns} WHERE d.id = ?`);
+  const listAttempts = db.prepare<[number], AttemptRow>(
+    'SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt',
+  );
+  const replayOne = db.prepare<[{ now: number; id: number }]>(
+    `UPDATE webhook_deliveries SET state = 'pending', tries = 0, next_attempt_at = @now, updated_at = @now
+     WHERE id = @id AND (lease_until IS NULL OR lease_until <= @now)`,
+  );
+  const replayFailed = db.prepare<[{ now: number; endpointId: string; since: number }]>(
+    `UPDATE webhook_deliveries SET state = 'pending', tries = 0, next_attempt_at = @now, updated_at = @now
+     WHERE endpoint_id = @endpointId AND state = 'failed' AND created_at >= @since`,
+  );
+
+  return {
+    listEndpoints,
+    getEndpoint,
+    insertEndpoint,
+    subscribe,
+    unsubscribeAll,
+    updateEndpoint,
+    deleteEndpoint,
+    subscribers,
+    endpointExists,
+    insertEvent,
+    insertDelivery,
+    claim,
+    dueRow,
+    insertAttempt,
+    afterAttempt,
+    endpointOf,
+    succeeded,
+    failed,
+    disable,
+    listDeliveries,
+    getDelivery,
+    listAttempts,
+    replayOne,
+    replayFailed,
+  };
+}
+
+/**
+ * The webhooks' tables in SQLite. `enqueue` runs inside the write that makes the change an event tells of
+ * (the create's group transaction), so that the event and the change commit or roll back together.
+ */
+export function sqliteWebhooks(
+  db: Database,
+  writes: WriteQueue,
+  audit: { append(entry: AuditEntry): void },
+): { repository: WebhookRepository; enqueue(event: StoredEvent, endpointId?: string): number } {
+  // Prepared at first use, not at opening: a database still at an older schema (`migrate --check`, a file
+  // about to be restored) opens without these tables.
+  let prepared: ReturnType<typeof prepareStatements> | undefined;
+  const statements = () => {
+    prepared ??= prepareStatements(db);
+    return prepared;
+  };
+
+  function enqueue(event: StoredEvent, endpointId?: string): number {
+    const targets =
+      endpointId === undefined
+        ? statements()
+            .subscribers.all(event.type)
+            .map((row) => row.id)
+        : statements()
+            .endpointExists.all(endpointId)
+            .map((row) => row.id);
+    if (targets.length === 0) return 0;
+    statements().insertEvent.run(event.id, event.type, event.createdAt, event.payload);
+    for (const target of targets)
+      statements().insertDelivery.run({ eventId: event.id, endpointId: target, at: event.createdAt });
+    return targets.length;
+  }
+
+  const toDue = (row: DueRow, now: number): DueDelivery => ({
+    id: row.id,
+    eventId: row.event_id,
+    endpointId: row.endpoint_id,
+    attempts: row.attempts,
+    tries: row.tries,
+    url: row.url,
+    secrets: secretsAt(row, now),
+    payload: row.payload,
+  });
+
+  const repository: WebhookRepository = {
+    createEndpoint(endpoint, entry) {
+      return writes.run(() => {
+        statements().insertEndpoint.run(endpoint);
+        for (const type of endpoint.events) statements().subscribe.run(type, endpoint.id);
+        audit.append(entry);
+        return toEndpoint(statements().getEndpoint.get(endpoint.id) as EndpointRow);
+      });
+    },
+    async listEndpoints() {
+      return statements().listEndpoints.all().map(toEndpoint);
+    },
+    async getEndpoint(id) {
+      const row = statements().getEndpoint.get(id);
+      return row === undefined ? undefined : toEndpoint(row);
+    },
+    updateEndpoint(id, change, entry) {
+      return writes.run(() => {
+        const { changes } = statements().updateEndpoint.run({
+          id,
+          url: change.url ?? null,
+          description: change.description ?? null,
+          enabled: change.enabled === undefined ? null : change.enabled ? 1 : 0,
+          setsReason: change.disabledReason === undefined ? 0 : 1,
+          disabledReason: change.disabledReason ?? null,
+          secret: change.secret ?? null,
+          setsPrevious: change.previousSecret === undefined ? 0 : 1,
+          previousSecret: change.previousSecret ?? null,
+          previousSecretUntil: change.previousSecretUntil ?? null,
+          at: change.at,
+        });
+        if (changes === 0) return undefined;
+        if (change.events !== undefined) {
+          statements().unsubscribeAll.run(id);
+          for (const type of change.events) statements().subscribe.run(type, id);
+        }
+        audit.append(entry);
+        return toEndpoint(statements().getEndpoint.get(id) as EndpointRow);
+      });
+    },
+    deleteEndpoint(id, entry) {
+      return writes.run(() => {
+        if (statements().deleteEndpoint.run(id).changes === 0) return false;
+        audit.append(entry);
+        return true;
+      });
+    },
+    publish(event, endpointId) {
+      return writes.run(() => enqueue(event, endpointId));
+    },
+    claimDue(now, limit, leaseMs) {
+      return writes.run(() =>
+        statements()
+          .claim.all({ leaseUntil: now + leaseMs, now, limit })
+          .map(({ id }) => toDue(statements().dueRow.get(id) as DueRow, now)),
+      );
+    },
+    recordAttempt(deliveryId, outcome) {
+      const { attempt } = outcome;
+      return writes.run(() => {
+        // Deleted with its endpoint while the attempt was under way: nothing is left to keep it in.
+        const endpoint = statements().endpointOf.get(deliveryId)?.endpoint_id;
+        if (endpoint === undefined) return;
+        statements().insertAttempt.run(attempt);
+        statements().afterAttempt.run({
+          deliveryId,
+          state: outcome.state,
+          attempt: attempt.attempt,
+          nextAttemptAt: outcome.nextAttemptAt,
+          status: attempt.status,
+          at: attempt.at,
+        });
+        if (outcome.state === 'delivered') statements().succeeded.run(endpoint);
+        else statements().failed.run(attempt.at, endpoint);
+        if (
+          outcome.disable !== undefined &&
+          statements().disable.run(outcome.disable.reason, attempt.at, endpoint).changes > 0
+        ) {
+          audit.append(outcome.disable.entry);
+        }
+      });
+    },
+    async listDeliveries(endpointId, page) {
+      const rows = statements().listDeliveries.all({
+        endpointId,
+        state: page.state ?? null,
+        since: page.since ?? null,
+        before: page.before ?? null,
+        limit: page.limit,
+      }) as DeliveryRow[];
+      return rows.map(toDelivery);
+    },
+    async getDelivery(deliveryId) {
+      const row = statements().getDelivery.get(deliveryId);
+      return row === undefined ? undefined : toDelivery(row);
+    },
+    async listAttempts(deliveryId) {
+      return statements().listAttempts.all(deliveryId).map(toAttempt);
+    },
+    replay(target, now) {
+      return writes.run(() =>
+        'deliveryId' in target
+          ? statements().replayOne.run({ now, id: target.deliveryId }).changes
+          : statements().replayFailed.run({ now, endpointId: target.endpointId, since: target.failedSince })
+              .changes,
+      );
+    },
+  };
+  return { repository, enqueue };
+}
