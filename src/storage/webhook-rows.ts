@@ -3,6 +3,7 @@ import type {
   DeliveryRecord,
   DeliveryState,
   DisabledReason,
+  DueDelivery,
   EventType,
   WebhookEndpoint,
 } from '../webhooks/index.js';
@@ -103,3 +104,34 @@ export function secretsAt(
 export const endpointSelect = (aggregate: 'group_concat' | 'string_agg') => `
   SELECT e.*, (SELECT ${aggregate}(s.event_type, ',') FROM webhook_subscriptions s WHERE s.endpoint_id = e.id) AS events
   FROM webhook_endpoints e`;
+
+/** A claimed delivery with its endpoint's and its event's columns. */
+export interface DueRow {
+  id: number;
+  event_id: string;
+  endpoint_id: string;
+  attempts: number;
+  tries: number;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  failing_since: number | null;
+  payload: string;
+}
+
+/** The endpoint's and the event's columns a claimed delivery is read with (`e` and `ev`). */
+export const DUE_COLUMNS =
+  'e.url, e.secret, e.previous_secret, e.previous_secret_until, e.failing_since, ev.payload';
+
+export const toDue = (row: DueRow, now: number): DueDelivery => ({
+  id: row.id,
+  eventId: row.event_id,
+  endpointId: row.endpoint_id,
+  attempts: row.attempts,
+  tries: row.tries,
+  url: row.url,
+  secrets: secretsAt(row, now),
+  payload: row.payload,
+  failingSince: row.failing_since,
+});

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { StoredEvent } from './types.js';
+
 /**
  * The events a webhook endpoint can subscribe to (DESIGN.md section 12): a closed list, in the order the
  * catalogue of docs/webhooks.md presents them. The resource events first, then the operators'.
@@ -37,4 +40,23 @@ export interface WebhookEvent {
   /** The API version whose shapes `data` has. */
   apiVersion: string;
   data: unknown;
+}
+
+/** The API version whose shapes every event's `data` has: `/v1`'s and `/admin/v1`'s. */
+export const EVENT_API_VERSION = 'v1';
+
+/**
+ * An event about to be kept in the outbox: a new id (`evt_` and 128 random bits), and its body as every
+ * delivery of it sends it.
+ */
+export function storedEvent(type: EventType, data: unknown, at: number): StoredEvent {
+  const id = `evt_${randomUUID().replaceAll('-', '')}`;
+  const event: WebhookEvent = {
+    id,
+    type,
+    createdAt: new Date(at).toISOString(),
+    apiVersion: EVENT_API_VERSION,
+    data,
+  };
+  return { id, type, createdAt: at, payload: JSON.stringify(event) };
 }

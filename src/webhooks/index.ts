@@ -6,13 +6,28 @@ export {
   type Sender,
   type SenderOptions,
 } from './attempt.js';
-export { EVENT_TYPES, type EventType, isEventType, type WebhookEvent } from './events.js';
+export {
+  createDispatcher,
+  DISABLE_AFTER_MS,
+  DISPATCHER_ACTOR,
+  type Dispatcher,
+  type DispatcherOptions,
+} from './dispatcher.js';
+export {
+  EVENT_API_VERSION,
+  EVENT_TYPES,
+  type EventType,
+  isEventType,
+  storedEvent,
+  type WebhookEvent,
+} from './events.js';
 export { MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_MS } from './schedule.js';
 export {
   isSigningSecret,
   newSigningSecret,
   type SignatureHeaders,
   sign,
+  signedHeaders,
   signedMessage,
 } from './signing.js';
 export {

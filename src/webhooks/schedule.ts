@@ -30,8 +30,10 @@ export function nextAttemptAt(
   attempts: number,
   failedAt: number,
   random: () => number = Math.random,
+  /** {@link RETRY_DELAYS_MS} unless the service is configured otherwise (`WEBHOOKS_RETRY_DELAYS_MS`, for tests). */
+  delays: readonly number[] = RETRY_DELAYS_MS,
 ): number | undefined {
-  const delay = RETRY_DELAYS_MS[attempts - 1];
+  const delay = delays[attempts - 1];
   if (delay === undefined) return undefined;
   return failedAt + Math.round(delay * (1 - JITTER + 2 * JITTER * random()));
 }

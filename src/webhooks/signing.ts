@@ -44,15 +44,26 @@ export function sign(id: string, at: Date, payload: string, secrets: readonly st
 }
 
 /**
- * One attempt's body and headers for `event`: the event as JSON, signed at `at` with each of `secrets`. Every
- * attempt of an event carries its id as `webhook-id`, so a receiver drops a repeat by it; the timestamp is
- * the attempt's own, so a receiver's five-minute tolerance holds for a retry days later.
+ * The headers of one attempt of an event whose body is `body`: its content type and signatures, made at `at`
+ * with each of `secrets`. Every attempt of an event carries its id as `webhook-id`, so a receiver drops a
+ * repeat by it; the timestamp is the attempt's own, so a receiver's five-minute tolerance holds for a retry
+ * days later.
  */
+export function signedHeaders(
+  id: string,
+  body: string,
+  secrets: readonly string[],
+  at: Date,
+): Record<string, string> {
+  return { 'content-type': 'application/json', ...sign(id, at, body, secrets) };
+}
+
+/** One attempt's body and headers for `event`: the event as JSON, signed as {@link signedHeaders} says. */
 export function signedMessage(
   event: WebhookEvent,
   secrets: readonly string[],
   at: Date,
 ): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify(event);
-  return { body, headers: { 'content-type': 'application/json', ...sign(event.id, at, body, secrets) } };
+  return { body, headers: signedHeaders(event.id, body, secrets, at) };
 }

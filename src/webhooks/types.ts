@@ -85,6 +85,8 @@ export interface DueDelivery {
   /** The secrets that sign it: the current one, and the previous one during a rotation's overlap. */
   secrets: string[];
   payload: string;
+  /** Since when its endpoint has failed every attempt (null after a success). */
+  failingSince: number | null;
 }
 
 /** One attempt as the delivery log shows it. */

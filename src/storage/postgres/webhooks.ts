@@ -4,11 +4,13 @@ import type { StoredEvent, WebhookRepository } from '../../webhooks/index.js';
 import {
   type AttemptRow,
   type DeliveryRow,
+  DUE_COLUMNS,
+  type DueRow,
   type EndpointRow,
   endpointSelect,
-  secretsAt,
   toAttempt,
   toDelivery,
+  toDue,
   toEndpoint,
 } from '../webhook-rows.js';
 import { type Queryable, transaction } from './transaction.js';
@@ -49,7 +51,7 @@ const CLAIM = `
     UPDATE webhook_deliveries d SET lease_until = $1 FROM due WHERE d.id = due.id
     RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, d.tries
   )
-  SELECT c.*, e.url, e.secret, e.previous_secret, e.previous_secret_until, ev.payload
+  SELECT c.*, ${DUE_COLUMNS}
   FROM claimed c
   JOIN webhook_endpoints e ON e.id = c.endpoint_id
   JOIN webhook_events ev ON ev.id = c.event_id`;
@@ -156,17 +158,8 @@ export function postgresWebhooks(
     },
     publish: (event, endpointId) => enqueue(pool, event, endpointId),
     async claimDue(now, limit, leaseMs) {
-      const { rows } = await pool.query(CLAIM, [now + leaseMs, now, limit]);
-      return rows.map((row) => ({
-        id: row.id,
-        eventId: row.event_id,
-        endpointId: row.endpoint_id,
-        attempts: row.attempts,
-        tries: row.tries,
-        url: row.url,
-        secrets: secretsAt(row, now),
-        payload: row.payload,
-      }));
+      const { rows } = await pool.query<DueRow>(CLAIM, [now + leaseMs, now, limit]);
+      return rows.map((row) => toDue(row, now));
     },
     async recordAttempt(deliveryId, outcome) {
       const { attempt } = outcome;

@@ -1,31 +1,19 @@
 import type { AuditEntry } from '../../audit/index.js';
-import type { DueDelivery, StoredEvent, WebhookRepository } from '../../webhooks/index.js';
+import type { StoredEvent, WebhookRepository } from '../../webhooks/index.js';
 import {
   type AttemptRow,
   type DeliveryRow,
+  DUE_COLUMNS,
+  type DueRow,
   type EndpointRow,
   endpointSelect,
-  secretsAt,
   toAttempt,
   toDelivery,
+  toDue,
   toEndpoint,
 } from '../webhook-rows.js';
 import type { Database } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
-
-/** A claimed delivery with its endpoint's and its event's columns. */
-interface DueRow {
-  id: number;
-  event_id: string;
-  endpoint_id: string;
-  attempts: number;
-  tries: number;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_until: number | null;
-  payload: string;
-}
 
 /** Every statement of the webhooks' tables, prepared together. */
 function prepareStatements(db: Database) {
@@ -80,8 +68,7 @@ function prepareStatements(db: Database) {
      RETURNING id`,
   );
   const dueRow = db.prepare<[number], DueRow>(
-    `SELECT d.id, d.event_id, d.endpoint_id, d.attempts, d.tries, e.url, e.secret, e.previous_secret,
-            e.previous_secret_until, ev.payload
+    `SELECT d.id, d.event_id, d.endpoint_id, d.attempts, d.tries, ${DUE_COLUMNS}
      FROM webhook_deliveries d
      JOIN webhook_endpoints e ON e.id = d.endpoint_id
      JOIN webhook_events ev ON ev.id = d.event_id
@@ -188,17 +175,6 @@ export function sqliteWebhooks(
       statements().insertDelivery.run({ eventId: event.id, endpointId: target, at: event.createdAt });
     return targets.length;
   }
-
-  const toDue = (row: DueRow, now: number): DueDelivery => ({
-    id: row.id,
-    eventId: row.event_id,
-    endpointId: row.endpoint_id,
-    attempts: row.attempts,
-    tries: row.tries,
-    url: row.url,
-    secrets: secretsAt(row, now),
-    payload: row.payload,
-  });
 
   const repository: WebhookRepository = {
     createEndpoint(endpoint, entry) {
