@@ -1,28 +1,9 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AuditEntry } from '../../src/audit/index.js';
-import { createStorage, type Storage, type StorageConfig } from '../../src/storage/index.js';
+import { createStorage, type Storage } from '../../src/storage/index.js';
 import type { AttemptOutcome, EventType, StoredEvent } from '../../src/webhooks/index.js';
-import { createTestDatabase } from '../support/backends.js';
-import { tempDir } from '../support/server.js';
-
-const BACKENDS: Record<
-  'sqlite' | 'postgres',
-  () => Promise<{ config: StorageConfig; drop(): Promise<void> }>
-> = {
-  async sqlite() {
-    const { dir, remove } = tempDir('petstore-webhooks-');
-    return {
-      config: { kind: 'sqlite', file: path.join(dir, 'store.db'), isDefault: false, dataDir: dir },
-      drop: async () => remove(),
-    };
-  },
-  async postgres() {
-    const database = await createTestDatabase();
-    return { config: { kind: 'postgres', url: database.url, poolSize: 4 }, drop: database.drop };
-  },
-};
+import { FRESH_STORES } from '../support/fresh-storage.js';
 
 const audited = (action: AuditEntry['action'], target: string): AuditEntry => ({
   at: new Date().toISOString(),
@@ -59,7 +40,7 @@ const failedAttempt = (
   nextAttemptAt: next,
 });
 
-for (const [kind, fresh] of Object.entries(BACKENDS)) {
+for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
   describe(`webhook endpoints and their outbox (${kind})`, () => {
     let database: Awaited<ReturnType<typeof fresh>>;
     let storage: Storage;

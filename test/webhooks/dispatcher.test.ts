@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { AuditEntry } from '../../src/audit/index.js';
 import { FakeClock } from '../../src/clock/index.js';
 import { createLogger } from '../../src/log/index.js';
-import { createStorage, type Storage, type StorageConfig } from '../../src/storage/index.js';
+import { createStorage, type Storage } from '../../src/storage/index.js';
 import {
   createDispatcher,
   createSender,
@@ -17,26 +16,8 @@ import {
   storedEvent,
   type WebhookEvent,
 } from '../../src/webhooks/index.js';
-import { createTestDatabase } from '../support/backends.js';
-import { tempDir } from '../support/server.js';
+import { FRESH_STORES } from '../support/fresh-storage.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-
-const BACKENDS: Record<
-  'sqlite' | 'postgres',
-  () => Promise<{ config: StorageConfig; drop(): Promise<void> }>
-> = {
-  async sqlite() {
-    const { dir, remove } = tempDir('petstore-dispatch-');
-    return {
-      config: { kind: 'sqlite', file: path.join(dir, 'store.db'), isDefault: false, dataDir: dir },
-      drop: async () => remove(),
-    };
-  },
-  async postgres() {
-    const database = await createTestDatabase();
-    return { config: { kind: 'postgres', url: database.url, poolSize: 4 }, drop: database.drop };
-  },
-};
 
 const audited = (target: string): AuditEntry => ({
   at: new Date().toISOString(),
@@ -46,7 +27,7 @@ const audited = (target: string): AuditEntry => ({
   details: {},
 });
 
-for (const [kind, fresh] of Object.entries(BACKENDS)) {
+for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
   describe(`the dispatcher, delivering from the outbox to a real receiver (${kind})`, () => {
     let database: Awaited<ReturnType<typeof fresh>>;
     let storage: Storage;
