@@ -43,6 +43,7 @@ const REPOSITORIES = [
   'usage',
   'idempotency',
   'domains',
+  'webhooks',
 ] as const satisfies readonly (keyof Storage)[];
 
 /**

@@ -24,6 +24,11 @@ const DATA_TABLES = [
   'key_usage_hourly',
   'key_deprecated_calls',
   'audit_events',
+  'webhook_endpoints',
+  'webhook_subscriptions',
+  'webhook_events',
+  'webhook_deliveries',
+  'webhook_attempts',
 ];
 
 /** The row count of every data table of a PostgreSQL database. */
