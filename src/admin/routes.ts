@@ -37,11 +37,13 @@ import {
   sendPage,
 } from '../request-log/index.js';
 import { type UsageRecorder, type UsageRepository, usageSeries } from '../usage/index.js';
+import type { WebhookManager } from '../webhooks/index.js';
 import type { AdminAuthenticator } from './authenticator.js';
 import { clearSessionCookie, sessionTransportAllowed, setSessionCookie } from './cookie.js';
 import { INVALID_CHALLENGE, MISSING_CHALLENGE } from './hook.js';
 import type { Sessions } from './sessions.js';
 import type { AdminTokenRecord, AdminTokenRepository } from './tokens.js';
+import { webhookHandlers } from './webhook-routes.js';
 
 /** The key manager's refusals as the admin API answers them. */
 async function checked<T>(work: () => Promise<T>): Promise<T> {
@@ -101,6 +103,7 @@ export function createAdminHandlers(deps: {
   adminTokens: Pick<AdminTokenRepository, 'list'>;
   /** The request log; undefined when it is off. */
   requestLog: RequestLog | undefined;
+  webhooks: WebhookManager;
   clock: Clock;
 }): Record<AdminOperationId, OperationHandler> {
   const {
@@ -115,6 +118,7 @@ export function createAdminHandlers(deps: {
     tokens,
     adminTokens,
     requestLog,
+    webhooks,
   } = deps;
   /** The token a sign-in sent in its body, as the admin hook would know it from `Authorization`. */
   async function tokenOfBody(body: SessionStart | undefined): Promise<AdminTokenRecord> {
@@ -140,6 +144,7 @@ export function createAdminHandlers(deps: {
   const idOf = (params: unknown) => (params as { id: string }).id;
 
   return {
+    ...webhookHandlers({ webhooks, actor }),
     async createApiKey(request, reply) {
       const body = request.body as NewApiKey;
       const limits = limitsOf(body);

@@ -70,6 +70,7 @@ import type { Storage } from '../storage/index.js';
 import type { Tracing } from '../tracing/index.js';
 import { registerUsage, type UsageRecorder } from '../usage/index.js';
 import { registerDeprecation } from '../versioning/index.js';
+import type { Webhooks } from '../webhooks/index.js';
 import { HTTP_TIMEOUTS } from './timeouts.js';
 
 /** Everything the app is built from, made once per process by the composition root. */
@@ -93,6 +94,8 @@ export interface AppDeps {
   domains: Domains;
   /** A row per answered request (`REQUEST_LOG`); undefined when off. Started by the caller; stopped by the app. */
   requestLog: RequestLog | undefined;
+  /** The webhook endpoints and the dispatcher of their outbox; started by the caller, closed by the app. */
+  webhooks: Webhooks;
 }
 
 /**
@@ -333,6 +336,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     stopPurging();
     await deps.domains.close();
+    // Before storage closes: the attempts under way are kept.
+    await deps.webhooks.close();
     authenticator.stop();
     deps.adminAuthenticator.stop();
     // Counted usage reaches storage before it closes, and the request log's rows their store.
@@ -378,6 +383,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
     tokens: deps.adminAuthenticator,
     adminTokens: storage.adminTokens,
     requestLog: deps.requestLog,
+    webhooks: deps.webhooks.manager,
     clock,
   });
   await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers, sessions });

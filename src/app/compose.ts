@@ -10,6 +10,7 @@ import { createRequestLog, type RequestLog } from '../request-log/index.js';
 import { createStorage, openRequestLogStore, type Storage } from '../storage/index.js';
 import { createTracing, type Tracing } from '../tracing/index.js';
 import { createUsageRecorder } from '../usage/index.js';
+import { startWebhooks, type Webhooks } from '../webhooks/index.js';
 import type { AppDeps } from './app.js';
 
 /** What tests may replace; production uses the defaults. */
@@ -110,6 +111,7 @@ export async function composeApp(
   }
   if (storage.poolStats !== undefined) metrics.watchPool(storage.poolStats);
   let requestLog: RequestLog | undefined;
+  let webhooks: Webhooks | undefined;
   const store =
     options.rateLimitStore ?? createRateLimitStore(config.rateLimitStore, { logger, metrics, tracing });
   try {
@@ -155,6 +157,7 @@ export async function composeApp(
       logger,
     });
     metrics.watchDomains(() => domains.registry.current().counts());
+    webhooks = startWebhooks({ repository: storage.webhooks, options: config.webhooks, clock, logger });
     return {
       config,
       logger,
@@ -168,8 +171,10 @@ export async function composeApp(
       tracing,
       domains,
       requestLog,
+      webhooks,
     };
   } catch (error) {
+    await webhooks?.close();
     await requestLog?.stop();
     await store.close();
     await storage.close();

@@ -133,6 +133,16 @@ export const EnvSchema = Type.Object({
     default: 'off',
     description: 'on or off',
   }),
+  WEBHOOKS_ALLOW_PRIVATE: Type.Union([Type.Literal('true'), Type.Literal('false')], {
+    default: 'false',
+    description: 'true lets webhook endpoints be loopback, private or link-local addresses',
+  }),
+  WEBHOOKS_RETRY_DELAYS_MS: Type.Optional(
+    Type.String({
+      pattern: '^\\d{1,10}(,\\d{1,10}){0,19}$',
+      description: 'milliseconds between webhook attempts, comma-separated (a testing aid)',
+    }),
+  ),
   DNS_RESOLVER: Type.Optional(
     Type.String({
       pattern: '^(\\d{1,3}(\\.\\d{1,3}){3}|\\[[0-9A-Fa-f:.]+\\])(:\\d{1,5})?$',

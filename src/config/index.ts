@@ -8,6 +8,7 @@ import type { RateLimitPolicy, RateLimitStoreOptions } from '../ratelimit/index.
 import type { StorageConfig } from '../storage/index.js';
 import type { TracingOptions } from '../tracing/index.js';
 import type { DeprecationPolicy } from '../versioning/index.js';
+import type { WebhookOptions } from '../webhooks/index.js';
 import { type Env, EnvSchema } from './env.js';
 import { type ConfigFile, deprecationOf, rateLimitPolicy, readConfigFile } from './file.js';
 import { packageRoot } from './package.js';
@@ -77,6 +78,8 @@ export interface Config {
   configFile: string | undefined;
   /** How custom domains are checked: the DNS target, the CA, the resolver, the TLS front. */
   domainChecks: DomainCheckOptions;
+  /** Where webhooks may be sent, and (a testing aid) their retry schedule. */
+  webhooks: WebhookOptions;
   /**
    * The custom domains of the published reference, as the config file's `domains` block says (its values
    * are checked by the domains capability); undefined when the file sets none.
@@ -202,6 +205,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       requireTxt: env.DOMAINS_REQUIRE_TXT === 'on',
     },
     domains: file.domains,
+    webhooks: {
+      policy: { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === 'true', resolver: env.DNS_RESOLVER },
+      ...(env.WEBHOOKS_RETRY_DELAYS_MS === undefined
+        ? {}
+        : { retryDelaysMs: env.WEBHOOKS_RETRY_DELAYS_MS.split(',').map(Number) }),
+    },
   };
 }
 

@@ -60,3 +60,13 @@ export {
   type PetStatus,
   SCHEMAS,
 } from './schemas.js';
+export {
+  DELIVERY_PAGE,
+  type DeliveryQuery,
+  type DeliveryReplay,
+  EVENT_TYPES,
+  type EventType,
+  type NewWebhook,
+  type WebhookChange,
+  type WebhookTest,
+} from './webhooks.js';

@@ -81,6 +81,12 @@ export const GUIDES: readonly Guide[] = [
     part: 'running',
   },
   {
+    slug: 'webhooks',
+    title: 'Webhooks',
+    summary: 'Signed events to your endpoints: retries, the delivery log, replay, and the catalogue.',
+    part: 'running',
+  },
+  {
     slug: 'upgrades-and-backups',
     title: 'Upgrades and backups',
     summary: 'Rolling upgrades under the migration policy; backups and restores on either backend.',

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'key_rotated'
   | 'key_expired'
   | 'domain_conflict'
+  | 'delivery_in_progress'
   | 'validation_failed'
   | 'malformed_json'
   | 'malformed_request'
@@ -51,6 +52,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   key_rotated: 409,
   key_expired: 409,
   domain_conflict: 409,
+  delivery_in_progress: 409,
   endpoint_sunset: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -86,6 +88,8 @@ export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
   key_expired: 'The API key is past its expiry: it cannot be rotated.',
   domain_conflict:
     'The domain is already added, or it is declared in the config file and changes only there.',
+  delivery_in_progress:
+    'An attempt of this webhook delivery is under way: replay it once the attempt is in its log.',
   not_found: 'No resource or route exists at this path.',
   method_not_allowed: 'The path exists but does not accept this method; see the `Allow` header.',
   idempotency_key_in_use: 'A request with the same `Idempotency-Key` is still being processed.',

@@ -1,28 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { EVENT_TYPES, type EventType } from '../contract/index.js';
 import type { StoredEvent } from './types.js';
 
-/**
- * The events a webhook endpoint can subscribe to (DESIGN.md section 12): a closed list, in the order the
- * catalogue of docs/webhooks.md presents them. The resource events first, then the operators'.
- */
-export const EVENT_TYPES = [
-  'category.created',
-  'pet.created',
-  'order.placed',
-  'key.created',
-  'key.rotated',
-  'key.revoked',
-  'key.expiring',
-  'key.banned',
-  'key.usage_threshold',
-  'domain.verified',
-  'domain.misconfigured',
-  'domain.certificate_failed',
-  'domain.removed',
-  'webhook.endpoint_disabled',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
+/** The catalogue is the API's (src/contract/webhooks.ts): what endpoints subscribe to, and the document lists. */
+export { EVENT_TYPES, type EventType };
 
 const KNOWN: ReadonlySet<string> = new Set(EVENT_TYPES);
 

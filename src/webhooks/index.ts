@@ -21,7 +21,21 @@ export {
   storedEvent,
   type WebhookEvent,
 } from './events.js';
+export {
+  type AttemptView,
+  createWebhookManager,
+  type DeliveryView,
+  deliveryView,
+  type EndpointInput,
+  type EndpointUpdate,
+  type EndpointView,
+  endpointView,
+  ROTATION_OVERLAP_MS,
+  WebhookInputError,
+  type WebhookManager,
+} from './manager.js';
 export { MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_MS } from './schedule.js';
+export { startWebhooks, type Webhooks } from './service.js';
 export {
   isSigningSecret,
   newSigningSecret,
@@ -51,5 +65,6 @@ export type {
   NewEndpoint,
   StoredEvent,
   WebhookEndpoint,
+  WebhookOptions,
   WebhookRepository,
 } from './types.js';

@@ -1,5 +1,6 @@
 import type { AuditEntry } from '../audit/index.js';
-import type { EventType } from './events.js';
+import type { EventType } from '../contract/index.js';
+import type { TargetPolicy } from './target.js';
 
 /**
  * Why an endpoint takes no deliveries: disabled by an operator, by its receiver answering `410 Gone`, or by
@@ -152,4 +153,11 @@ export interface WebhookRepository {
     target: { deliveryId: number } | { endpointId: string; failedSince: number },
     now: number,
   ): Promise<number>;
+}
+
+/** The webhooks' settings (`WEBHOOKS_ALLOW_PRIVATE`, `DNS_RESOLVER`, and `WEBHOOKS_RETRY_DELAYS_MS` for tests). */
+export interface WebhookOptions {
+  policy: TargetPolicy;
+  /** The delays between attempts; the documented schedule (schedule.ts) unless a test shortens it. */
+  retryDelaysMs?: readonly number[];
 }

@@ -372,7 +372,9 @@ for (const backend of BACKENDS) {
     test('unknown ids answer 404 on every operation that names a key', async () => {
       const admin = await token();
       const unknown = 'key_000000000000';
-      for (const operation of ADMIN_OPERATIONS.filter((operation) => operation.path.includes('{id}'))) {
+      for (const operation of ADMIN_OPERATIONS.filter((operation) =>
+        operation.path.startsWith('/keys/{id}'),
+      )) {
         const response = await server.admin(admin, operation.path.replace('{id}', unknown), {
           method: operation.method,
           ...(operation.method === 'PATCH' ? { json: { name: 'renamed' } } : {}),

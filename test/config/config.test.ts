@@ -62,6 +62,7 @@ describe('configuration', () => {
         requireTxt: false,
       },
       domains: undefined,
+      webhooks: { policy: { allowPrivate: false, resolver: undefined } },
     });
   });
 

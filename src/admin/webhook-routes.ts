@@ -1,0 +1,132 @@
+import type {
+  AdminOperationId,
+  DeliveryQuery,
+  DeliveryReplay,
+  NewWebhook,
+  WebhookChange,
+  WebhookTest,
+} from '../contract/index.js';
+import { ApiError } from '../errors/index.js';
+import { type OperationHandler, queryTime } from '../http/index.js';
+import { WebhookInputError, type WebhookManager } from '../webhooks/index.js';
+
+type WebhookOperation =
+  | 'listWebhooks'
+  | 'createWebhook'
+  | 'getWebhook'
+  | 'updateWebhook'
+  | 'deleteWebhook'
+  | 'rotateWebhookSecret'
+  | 'testWebhook'
+  | 'listWebhookDeliveries'
+  | 'getWebhookDelivery'
+  | 'replayWebhookDelivery'
+  | 'replayFailedWebhookDeliveries';
+
+const noEndpoint = (id: string) => new ApiError('not_found', `No webhook endpoint has the id ${id}`);
+const noDelivery = (id: string, deliveryId: number) =>
+  new ApiError('not_found', `Webhook endpoint ${id} has no delivery ${deliveryId}`);
+
+/** The manager's refusals as the admin API answers them. */
+async function checked<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof WebhookInputError) throw new ApiError('validation_failed', error.message);
+    throw error;
+  }
+}
+
+/** The handlers of the webhook operations: thin callers of the manager the CLI uses too. */
+export function webhookHandlers(deps: {
+  webhooks: WebhookManager;
+  actor: (request: { adminToken: { id: string } | null }) => string;
+}): Record<WebhookOperation & AdminOperationId, OperationHandler> {
+  const { webhooks, actor } = deps;
+  const endpointId = (params: unknown) => (params as { id: string }).id;
+  const deliveryOf = (params: unknown) => params as { id: string; deliveryId: number };
+  return {
+    async listWebhooks(_request, reply) {
+      return reply.send(await webhooks.list());
+    },
+    async createWebhook(request, reply) {
+      const body = request.body as NewWebhook;
+      const { endpoint, secret } = await checked(() => webhooks.create(body, actor(request)));
+      return reply.code(201).send({ ...endpoint, secret });
+    },
+    async getWebhook(request, reply) {
+      const id = endpointId(request.params);
+      const endpoint = await webhooks.get(id);
+      if (endpoint === undefined) throw noEndpoint(id);
+      return reply.send(endpoint);
+    },
+    async updateWebhook(request, reply) {
+      const id = endpointId(request.params);
+      const endpoint = await checked(() =>
+        webhooks.update(id, request.body as WebhookChange, actor(request)),
+      );
+      if (endpoint === undefined) throw noEndpoint(id);
+      return reply.send(endpoint);
+    },
+    async deleteWebhook(request, reply) {
+      const id = endpointId(request.params);
+      const endpoint = await webhooks.get(id);
+      if (endpoint === undefined || !(await webhooks.delete(id, actor(request)))) throw noEndpoint(id);
+      return reply.send(endpoint);
+    },
+    async rotateWebhookSecret(request, reply) {
+      const id = endpointId(request.params);
+      const rotated = await webhooks.rotateSecret(id, actor(request));
+      if (rotated === undefined) throw noEndpoint(id);
+      return reply.code(201).send({ ...rotated.endpoint, secret: rotated.secret });
+    },
+    async testWebhook(request, reply) {
+      const id = endpointId(request.params);
+      const body = request.body as WebhookTest | undefined;
+      const sent = await checked(() => webhooks.test(id, body?.type));
+      if (sent === undefined) throw noEndpoint(id);
+      return reply.code(201).send(sent);
+    },
+    async listWebhookDeliveries(request, reply) {
+      const id = endpointId(request.params);
+      const query = request.query as DeliveryQuery;
+      const since = queryTime(query.since, 'since');
+      const deliveries = await webhooks.deliveries(id, {
+        ...(query.state !== undefined ? { state: query.state } : {}),
+        ...(since !== undefined ? { since } : {}),
+        ...(query.before !== undefined ? { before: query.before } : {}),
+        limit: query.limit ?? 50,
+      });
+      if (deliveries === undefined) throw noEndpoint(id);
+      return reply.send(deliveries);
+    },
+    async getWebhookDelivery(request, reply) {
+      const { id, deliveryId } = deliveryOf(request.params);
+      const delivery = await webhooks.delivery(id, deliveryId);
+      if (delivery === undefined) throw noDelivery(id, deliveryId);
+      return reply.send(delivery);
+    },
+    async replayWebhookDelivery(request, reply) {
+      const { id, deliveryId } = deliveryOf(request.params);
+      const outcome = await webhooks.replay(id, deliveryId);
+      if (outcome === 'not_found') throw noDelivery(id, deliveryId);
+      if (outcome === 'under_way') {
+        throw new ApiError(
+          'delivery_in_progress',
+          `An attempt of delivery ${deliveryId} is under way: replay it once the attempt is in its log`,
+        );
+      }
+      const delivery = await webhooks.delivery(id, deliveryId);
+      if (delivery === undefined) throw noDelivery(id, deliveryId);
+      const { log: _log, ...summary } = delivery;
+      return reply.send(summary);
+    },
+    async replayFailedWebhookDeliveries(request, reply) {
+      const id = endpointId(request.params);
+      const since = queryTime((request.body as DeliveryReplay).since, 'since') as number;
+      const replayed = await webhooks.replayFailed(id, since);
+      if (replayed === undefined) throw noEndpoint(id);
+      return reply.send({ replayed });
+    },
+  };
+}

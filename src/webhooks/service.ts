@@ -1,0 +1,47 @@
+import type { Clock } from '../clock/index.js';
+import type { Logger } from '../log/index.js';
+import { createSender } from './attempt.js';
+import { createDispatcher, type Dispatcher } from './dispatcher.js';
+import { createWebhookManager, type WebhookManager } from './manager.js';
+import type { WebhookOptions, WebhookRepository } from './types.js';
+
+/** Webhooks as a server runs them: the endpoints' manager, and the dispatcher sending the outbox. */
+export interface Webhooks {
+  manager: WebhookManager;
+  dispatcher: Dispatcher;
+  /** Stops sending, waits for the attempts under way to be kept, and closes their connections. */
+  close(): Promise<void>;
+}
+
+/** Starts the dispatcher of this instance; every instance of a fleet runs one, sharing the outbox. */
+export function startWebhooks(deps: {
+  repository: WebhookRepository;
+  options: WebhookOptions;
+  clock: Clock;
+  logger: Logger;
+}): Webhooks {
+  const { repository, options, clock, logger } = deps;
+  const sender = createSender({ policy: options.policy });
+  const dispatcher = createDispatcher({
+    repository,
+    sender,
+    clock,
+    logger,
+    ...(options.retryDelaysMs === undefined ? {} : { retryDelaysMs: options.retryDelaysMs }),
+  });
+  dispatcher.start();
+  const manager = createWebhookManager({
+    repository,
+    clock,
+    policy: options.policy,
+    published: () => dispatcher.wake(),
+  });
+  return {
+    manager,
+    dispatcher,
+    async close() {
+      await dispatcher.stop();
+      sender.close();
+    },
+  };
+}
