@@ -58,6 +58,10 @@ function prepareStatements(db: Database) {
      VALUES (@eventId, @endpointId, 'pending', 0, 0, @at, @at, @at)`,
   );
 
+  const anyDue = db.prepare<[{ now: number }], 1>(
+    `SELECT 1 FROM webhook_deliveries
+     WHERE state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now) LIMIT 1`,
+  );
   const claim = db.prepare<[{ leaseUntil: number; now: number; limit: number }], { id: number }>(
     `UPDATE webhook_deliveries SET lease_until = @leaseUntil
      WHERE id IN (
@@ -116,6 +120,7 @@ function prepareStatements(db: Database) {
   );
 
   return {
+    anyDue,
     listEndpoints,
     getEndpoint,
     insertEndpoint,
@@ -226,7 +231,9 @@ export function sqliteWebhooks(
     publish(event, endpointId) {
       return writes.run(() => enqueue(event, endpointId));
     },
-    claimDue(now, limit, leaseMs) {
+    async claimDue(now, limit, leaseMs) {
+      // A read first: the dispatcher asks every second, and a write would commit (and fsync) each time.
+      if (statements().anyDue.get({ now }) === undefined) return [];
       return writes.run(() =>
         statements()
           .claim.all({ leaseUntil: now + leaseMs, now, limit })
