@@ -94,6 +94,7 @@ export const DESCRIBED_KEYWORDS = [
   'minimum',
   'maximum',
   'minItems',
+  'maxItems',
   'uniqueItems',
   'minProperties',
   'anyOf',
@@ -149,6 +150,8 @@ export function describeValidationError(error: ErrorObject, part: string): strin
       return `${field} must be at most ${String(params.limit)}`;
     case 'minItems':
       return `${field} must hold at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `${field} must hold at most ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`;
     case 'uniqueItems':
       return `${field} must not name an item twice`;
     case 'minProperties':

@@ -167,6 +167,12 @@ describe('webhooks through the admin API, delivered to a real receiver', () => {
     assertError(unknown, 400, 'validation_failed');
     assert.match((unknown.body as { message: string }).message, /"pet\.sold" is not an event type/);
     assertError(await create({ url: `${receiver.url}/x`, events: [] }), 400, 'validation_failed');
+    const many = await create({
+      url: `${receiver.url}/x`,
+      events: Array.from({ length: 51 }, () => 'pet.created'),
+    });
+    assertError(many, 400, 'validation_failed');
+    assert.equal((many.body as { message: string }).message, 'events must hold at most 50 items');
     assertError(await create({ url: `${receiver.url}/x`, events: ['pet.created'], secret: 'mine' }), 400);
     assert.equal(((await server.admin(admin, '/webhooks')).body as unknown[]).length, before);
 
