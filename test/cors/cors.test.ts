@@ -212,8 +212,12 @@ describe('CORS', () => {
       assert.equal((listed as { status: number }).status, 200, JSON.stringify(listed));
       assert.match((listed as { etag: string }).etag, /^"/);
       assert.match((listed as { requestId: string }).requestId, /\S/);
-      // The POST's preflight spent nothing: two requests, two counted.
-      assert.equal((listed as { remaining: string }).remaining, String(60 - 2));
+      // The preflights spent nothing: two requests, two counted. Should the minute turn between the two, the GET
+      // alone counts in the new one (its preflight would make it 58 there too).
+      const before = Number((created as { remaining: string }).remaining);
+      const after = Number((listed as { remaining: string }).remaining);
+      assert.equal(before, 60 - 1, 'the POST alone counted');
+      assert.ok(after === before - 1 || after === 60 - 1, `remaining ${after} after ${before}`);
     });
 
     test('a page of another origin cannot read the answer', async () => {
