@@ -69,9 +69,9 @@ reach every instance within 5 seconds.`,
       },
       {
         name: 'Audit',
-        description: `The record of every change: each change to a key, an admin token, a session or a domain is
-recorded, append-only, with who made it (an admin token id and its name, or \`cli\`), what and when; never a key
-or a token.`,
+        description: `The record of every change: each change to a key, an admin token, a session, a domain or a
+webhook endpoint is recorded, append-only, with who made it (an admin token id and its name, or \`cli\`), what and
+when; never a key, a token, a signing secret or a URL's password.`,
       },
       { name: 'Usage', description: 'Answers by outcome over time, and the most used keys of a day.' },
       {
@@ -91,6 +91,12 @@ which, before any domain is added.`,
       {
         name: 'Sessions',
         description: 'The console’s sign-in: an admin token exchanged for a session cookie.',
+      },
+      {
+        name: 'Webhooks',
+        description: `Endpoints that events are POSTed to, signed per the Standard Webhooks specification, retried
+for three days, with a delivery log and replay. A signing secret is shown once, when the endpoint is made or its
+secret rotated. See the guide, Webhooks.`,
       },
     ],
     paths: pathsOf(parts),

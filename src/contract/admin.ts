@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { stringEnum } from './enum.js';
-import { DATE_TIME_PATTERN, KeyId, PlanSchema, ScopesSchema } from './keys.js';
+import { OrNull, Timestamp, TimestampInput } from './fields.js';
+import { KeyId, PlanSchema, ScopesSchema } from './keys.js';
 import type { Operation } from './operations.js';
 import { AdminLoggedRequest, RequestParams, RequestQuery } from './requests.js';
 import { ErrorSchema, NoQuery } from './schemas.js';
@@ -38,11 +39,6 @@ const Limit = (window: string) =>
     maximum: 1_000_000_000,
     description: `Requests per UTC ${window}: enterprise keys only, with the other limit (a day at least a minute).`,
   });
-const Timestamp = (description: string) =>
-  Type.String({ format: 'date-time', description, examples: ['2027-01-31T00:00:00Z'] });
-/** A time a client sends: RFC 3339 with its offset, checked at the edge (Ajv has no date-time format here). */
-const TimestampInput = (description: string) =>
-  Type.String({ ...Timestamp(description), pattern: DATE_TIME_PATTERN, maxLength: 40 });
 
 export const NewApiKey = Type.Object(
   {
@@ -91,8 +87,6 @@ export const Rotation = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** An API key as the admin API shows it: never the key, never its digest. */
 export const ApiKey = Type.Object(
@@ -192,7 +186,8 @@ export const AuditQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 100,
-        description: 'Only events of this actor: an admin token id, `cli`, `config` or `checker`.',
+        description:
+          'Only events of this actor: an admin token id, `cli`, `config`, `checker` or `webhooks`.',
       }),
     ),
     from: Type.Optional(TimestampInput('Only events at or after this time.')),
@@ -638,7 +633,7 @@ export const ADMIN_OPERATIONS = [
     tag: 'Audit',
     summary: 'List audit events',
     description:
-      'The append-only record of every change to keys, admin tokens, sessions and domains: who (an admin ' +
+      'The append-only record of every change to keys, admin tokens, sessions, domains and webhook endpoints: who (an admin ' +
       'token id, with its name in `actorName`, or `cli`), what and when, never a key or a token. Oldest first, ' +
       'paged with `after` (the last id seen); with `order=desc` newest first, paged with `before`. Filter by ' +
       '`target`, `actor` and time.',

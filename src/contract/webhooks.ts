@@ -1,6 +1,6 @@
 import { type Static, type TString, Type } from '@sinclair/typebox';
 import { stringEnum } from './enum.js';
-import { DATE_TIME_PATTERN } from './keys.js';
+import { OrNull, Timestamp, TimestampInput } from './fields.js';
 
 /**
  * The events a webhook endpoint can subscribe to (DESIGN.md section 12): a closed list, in the order the
@@ -27,13 +27,6 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The most deliveries one request lists, and by default. */
 export const DELIVERY_PAGE = { default: 50, max: 500 } as const;
-
-const Timestamp = (description: string) =>
-  Type.String({ format: 'date-time', description, examples: ['2027-01-31T00:00:00Z'] });
-/** A time a client sends: RFC 3339 with its offset, checked at the edge. */
-const TimestampInput = (description: string) =>
-  Type.String({ ...Timestamp(description), pattern: DATE_TIME_PATTERN, maxLength: 40 });
-const OrNull = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /**
  * An event type as a client names it. A plain string here, checked against {@link EVENT_TYPES} by the
