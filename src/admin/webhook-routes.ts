@@ -116,10 +116,7 @@ export function webhookHandlers(deps: {
           `An attempt of delivery ${deliveryId} is under way: replay it once the attempt is in its log`,
         );
       }
-      const delivery = await webhooks.delivery(id, deliveryId);
-      if (delivery === undefined) throw noDelivery(id, deliveryId);
-      const { log: _log, ...summary } = delivery;
-      return reply.send(summary);
+      return reply.send(outcome);
     },
     async replayFailedWebhookDeliveries(request, reply) {
       const id = endpointId(request.params);

@@ -91,7 +91,7 @@ export const toAttempt = (row: AttemptRow): AttemptRecord => ({
 });
 
 /** The secrets a delivery is signed with at `now`: the current one, and the previous one while it overlaps. */
-export function secretsAt(
+function secretsAt(
   row: { secret: string; previous_secret: string | null; previous_secret_until: number | null },
   now: number,
 ): string[] {

@@ -11,7 +11,7 @@ import type { AttemptOutcome, DisabledReason, DueDelivery, WebhookRepository } f
 /** The actor of the audit entries the dispatcher makes: an endpoint it disabled. */
 export const DISPATCHER_ACTOR = 'webhooks';
 
-/** How long an endpoint may fail every attempt before it is disabled (`WEBHOOKS_DISABLE_AFTER_DAYS`, 5). */
+/** How long an endpoint may fail every attempt before its next failure disables it: five days. */
 export const DISABLE_AFTER_MS = 5 * 86_400_000;
 
 export interface DispatcherOptions {
@@ -30,8 +30,6 @@ export interface DispatcherOptions {
   leaseMs?: number;
   retryDelaysMs?: readonly number[];
   disableAfterMs?: number;
-  /** Told of every attempt's result (metrics). */
-  attempted?: (result: AttemptResult) => void;
 }
 
 export interface Dispatcher {
@@ -52,7 +50,7 @@ export interface Dispatcher {
  * repeat by its `webhook-id`. Deliveries of one endpoint may arrive in any order.
  */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { repository, sender, clock, logger, attempted } = options;
+  const { repository, sender, clock, logger } = options;
   const concurrency = options.concurrency ?? 32;
   const pollMs = options.pollMs ?? 1_000;
   const leaseMs = options.leaseMs ?? 60_000;
@@ -119,7 +117,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             due.payload,
           )
         : { outcome: 'failed', status: undefined, latencyMs: 0, excerpt: '', error: url };
-    attempted?.(result);
     const outcome = outcomeOf(due, result, clock.now());
     await repository.recordAttempt(due.id, outcome);
     if (outcome.disable !== undefined) {

@@ -37,7 +37,6 @@ export {
 export { MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_MS } from './schedule.js';
 export { startWebhooks, type Webhooks } from './service.js';
 export {
-  isSigningSecret,
   newSigningSecret,
   type SignatureHeaders,
   sign,

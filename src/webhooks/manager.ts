@@ -124,8 +124,8 @@ export interface WebhookManager {
   ): Promise<DeliveryView[] | undefined>;
   /** One delivery of the endpoint, with every attempt of it in `log`. */
   delivery(id: string, deliveryId: number): Promise<(DeliveryView & { log: AttemptView[] }) | undefined>;
-  /** Sends one delivery again with the same event id; `under_way` while an attempt of it is. */
-  replay(id: string, deliveryId: number): Promise<'replayed' | 'under_way' | 'not_found'>;
+  /** Sends one delivery again with the same event id: the delivery, due now; `under_way` while an attempt of it is. */
+  replay(id: string, deliveryId: number): Promise<DeliveryView | 'under_way' | 'not_found'>;
   /** Sends again every failed delivery of the endpoint made since `since`; how many. */
   replayFailed(id: string, since: number): Promise<number | undefined>;
 }
@@ -290,9 +290,11 @@ export function createWebhookManager(deps: {
     async replay(id, deliveryId) {
       const delivery = await repository.getDelivery(deliveryId);
       if (delivery === undefined || delivery.endpointId !== id) return 'not_found';
-      if ((await repository.replay({ deliveryId }, now())) === 0) return 'under_way';
+      const at = now();
+      if ((await repository.replay({ deliveryId }, at)) === 0) return 'under_way';
       published?.();
-      return 'replayed';
+      // As the replay left it: due now, on a fresh schedule.
+      return deliveryView({ ...delivery, state: 'pending', tries: 0, nextAttemptAt: at, updatedAt: at });
     },
     async replayFailed(id, since) {
       if ((await repository.getEndpoint(id)) === undefined) return undefined;

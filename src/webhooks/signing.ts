@@ -13,13 +13,6 @@ export function newSigningSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString('base64')}`;
 }
 
-/** Whether `value` is shaped as a secret of ours: a receiver's library rejects anything else. */
-export function isSigningSecret(value: string): boolean {
-  if (!value.startsWith(SECRET_PREFIX)) return false;
-  const key = Buffer.from(value.slice(SECRET_PREFIX.length), 'base64');
-  return key.length >= SECRET_BYTES && key.toString('base64') === value.slice(SECRET_PREFIX.length);
-}
-
 /** The headers that sign one attempt of a delivery (Standard Webhooks, "Signature scheme"). */
 export interface SignatureHeaders {
   'webhook-id': string;

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { AuditEntry } from '../../audit/index.js';
-import type { StoredEvent, WebhookRepository } from '../../webhooks/index.js';
+import type { StoredEvent, WebhookEndpoint, WebhookRepository } from '../../webhooks/index.js';
 import {
   type AttemptRow,
   type DeliveryRow,
@@ -101,9 +101,7 @@ export function postgresWebhooks(
         );
         await subscribe(client, endpoint.id, endpoint.events);
         await audit.append(client, entry);
-        return (await getEndpoint(client, endpoint.id)) as NonNullable<
-          Awaited<ReturnType<typeof getEndpoint>>
-        >;
+        return (await getEndpoint(client, endpoint.id)) as WebhookEndpoint;
       });
     },
     async listEndpoints() {
