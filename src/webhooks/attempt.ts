@@ -45,6 +45,20 @@ export interface Sender {
   close(): void;
 }
 
+/**
+ * The credentials of a URL as an answer could echo them back (its password, and its `Authorization: Basic`
+ * value): the excerpt is shown in the delivery log, where they must never appear.
+ */
+function credentialsOf(url: URL): string[] {
+  if (url.username === '' && url.password === '') return [];
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  return [Buffer.from(`${user}:${password}`).toString('base64'), password].filter((text) => text !== '');
+}
+
+const redacted = (text: string, hidden: readonly string[]) =>
+  hidden.reduce((shown, secret) => shown.replaceAll(secret, '[redacted]'), text);
+
 const outcomeOf = (status: number): AttemptResult['outcome'] =>
   status >= 200 && status < 300 ? 'delivered' : status === 410 ? 'gone' : 'failed';
 
@@ -117,7 +131,10 @@ export function createSender(options: SenderOptions): Sender {
             outcome: outcomeOf(status),
             status,
             latencyMs: elapsed(),
-            excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
+            excerpt: redacted(
+              Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
+              credentialsOf(url),
+            ),
             error,
           });
         response.on('data', (chunk: Buffer) => {

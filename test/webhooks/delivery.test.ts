@@ -115,6 +115,20 @@ describe('a webhook attempt, sent to a real receiver and checked with the refere
     assert.equal(redirected.received.path, '/hooks');
   });
 
+  test("an answer that echoes the URL's credentials keeps neither in its excerpt", async () => {
+    const basic = Buffer.from('hook:s3cr3t-pass').toString('base64');
+    receiver.answer({ status: 400, body: `you sent Authorization: Basic ${basic} (password s3cr3t-pass)` });
+    const { body, headers } = signedMessage(event(), [newSigningSecret()], new Date());
+    const target = new URL(receiver.url.replace('http://', 'http://hook:s3cr3t-pass@'));
+    const result = await sender.send(target, headers, body);
+    assert.equal(
+      receiver.received.at(-1)?.headers.authorization,
+      `Basic ${basic}`,
+      'the credentials were sent',
+    );
+    assert.equal(result.excerpt, 'you sent Authorization: Basic [redacted] (password [redacted])');
+  });
+
   test('a receiver that does not answer in time, or is not there, is a failure with its reason', async () => {
     const quick = createSender({ policy: { allowPrivate: true }, timeoutMs: 300 });
     try {
