@@ -42,7 +42,9 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): 
     }
     return tally;
   };
+  const { answers } = metrics;
   onAnswer(app, (request, reply, _bytes, elapsedMs) => {
+    answers.count += 1;
     const operation = routeConfig(request).operationId ?? routeTemplate(request) ?? 'none';
     const counted = operationMetrics(operation);
     answerTally(operation, counted, request.method, reply.statusCode).add();

@@ -15,6 +15,8 @@ export interface Metrics {
   rateLimitFailOpen: Counter;
   requests: TalliedCounter<'operation' | 'method' | 'status'>;
   requestDuration: TalliedHistogram<'operation'>;
+  /** Every answer given so far, as a plain count: what tells the webhooks' dispatcher that the API is busy. */
+  answers: { count: number };
   rateLimitDecisions: TalliedCounter<'outcome'>;
   storageCalls: Histogram<'call'>;
   redisCalls: Histogram<'call'>;
@@ -75,6 +77,7 @@ export function createMetrics(): Metrics {
   poolGauge('petstore_db_pool_waiting', 'Queries waiting for a PostgreSQL connection.', (s) => s.waiting);
   return {
     contentType: registry.contentType,
+    answers: { count: 0 },
     deprecatedCalls: new Counter({
       name: 'petstore_deprecated_calls_total',
       help: 'Calls of deprecated operations, by operation and API key id.',

@@ -13,7 +13,7 @@ import type { DomainRepository } from '../domains/index.js';
 import type { ApiKeyRepository } from '../keys/index.js';
 import type { OutageLog } from '../log/index.js';
 import type { UsageRepository } from '../usage/index.js';
-import type { StoredEvent, WebhookRepository } from '../webhooks/index.js';
+import type { PendingEvent, WebhookRepository } from '../webhooks/index.js';
 import type { SchemaState } from './schema.js';
 
 /** Where the service keeps its data: the embedded SQLite file, or PostgreSQL shared by a fleet. */
@@ -200,7 +200,7 @@ export interface Storage {
     operation: O,
     input: Creates[O]['input'],
     keep?: KeptAnswer<Creates[O]['created']>,
-    event?: (created: Creates[O]['created']) => StoredEvent,
+    event?: PendingEvent<Creates[O]['created']>,
   ): Promise<CreateResult<O>>;
   /**
    * Calls `notify` whenever categories may have been written by another process, so a cached list can be

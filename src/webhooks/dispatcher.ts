@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { AuditEntry } from '../audit/index.js';
 import type { Clock } from '../clock/index.js';
 import type { Logger } from '../log/index.js';
@@ -30,7 +31,20 @@ export interface DispatcherOptions {
   leaseMs?: number;
   retryDelaysMs?: readonly number[];
   disableAfterMs?: number;
+  /**
+   * How many answers the API of this instance has given so far. While that grows, the API is being served,
+   * and attempts start at most `servingRate` a second, so that a backlog of deliveries does not take the CPU
+   * that answers requests; when it stops growing, as fast as receivers answer.
+   */
+  answered?: () => number;
+  /** Attempts a second while the API is being served: 200. */
+  servingRate?: number;
 }
+
+/** How recently the API must have answered for the dispatcher to count it as being served. */
+const SERVING_WINDOW_MS = 100;
+/** Attempts claimed together while the API is being served: few claims, so few commits, beside its answers. */
+const SERVING_BATCH = 20;
 
 export interface Dispatcher {
   /** Looks for due deliveries every `pollMs` until `stop`. */
@@ -59,9 +73,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const underWay = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let claiming: Promise<number> | undefined;
+  let wokenWhileClaiming = false;
   let stopped = false;
   /** Whether the last claim failed: a store that is down is said once, and once again when it is back. */
   let failing = false;
+  const pace = createPace(options.answered, options.servingRate ?? 200);
+  const records = createRecordBatch(repository, concurrency);
+  let paceTimer: NodeJS.Timeout | undefined;
 
   function outcomeOf(due: DueDelivery, result: AttemptResult, at: number): AttemptOutcome {
     const attempt = due.attempts + 1;
@@ -118,7 +136,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           )
         : { outcome: 'failed', status: undefined, latencyMs: 0, excerpt: '', error: url };
     const outcome = outcomeOf(due, result, clock.now());
-    await repository.recordAttempt(due.id, outcome);
+    await records.keep(outcome);
     if (outcome.disable !== undefined) {
       // Told to the operator's other endpoints: this one is disabled by now, so it takes none of it.
       const data = {
@@ -153,10 +171,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   async function claim(): Promise<DueDelivery[]> {
-    const room = concurrency - underWay.size;
-    if (room <= 0 || stopped) return [];
+    const room = Math.min(concurrency - underWay.size, pace.allowed());
+    if (room <= 0 || stopped) {
+      // Held back by the pace: look again once it allows one more.
+      if (!stopped && underWay.size < concurrency && paceTimer === undefined) {
+        paceTimer = setTimeout(() => {
+          paceTimer = undefined;
+          wake();
+        }, pace.waitMs());
+        paceTimer.unref();
+      }
+      return [];
+    }
     try {
       const due = await repository.claimDue(clock.now(), room, leaseMs);
+      pace.took(due.length);
       if (failing) {
         failing = false;
         logger.info('webhook deliveries are claimed again');
@@ -180,12 +209,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       })
       .finally(() => {
         claiming = undefined;
+        // Woken while claiming: what woke it may have committed after this claim looked.
+        if (wokenWhileClaiming) {
+          wokenWhileClaiming = false;
+          wake();
+        }
       });
     return claiming;
   }
 
   function wake(): void {
-    if (!stopped) setImmediate(() => void round());
+    if (stopped) return;
+    if (claiming !== undefined) wokenWhileClaiming = true;
+    else setImmediate(() => void round());
   }
 
   return {
@@ -204,9 +240,85 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     async stop() {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(paceTimer);
       timer = undefined;
       await claiming;
       await Promise.all(underWay);
+    },
+  };
+}
+
+/**
+ * The pace of attempts: unbounded while the API is idle; while it is being served (its answer count grew
+ * within the last 100 ms), a token bucket of `rate` a second that holds at most a second's worth, spent ten
+ * at a time.
+ */
+function createPace(answered: (() => number) | undefined, rate: number) {
+  let lastCount = answered?.() ?? 0;
+  let lastAnswerAt = Number.NEGATIVE_INFINITY;
+  let tokens = rate;
+  let refilledAt = performance.now();
+  const serving = (now: number) => {
+    if (answered === undefined) return false;
+    const count = answered();
+    if (count !== lastCount) {
+      lastCount = count;
+      lastAnswerAt = now;
+    }
+    return now - lastAnswerAt < SERVING_WINDOW_MS;
+  };
+  return {
+    /** How many attempts may start now. */
+    allowed(): number {
+      const now = performance.now();
+      tokens = Math.min(rate, tokens + ((now - refilledAt) * rate) / 1000);
+      refilledAt = now;
+      if (!serving(now)) return Number.POSITIVE_INFINITY;
+      return tokens >= SERVING_BATCH ? Math.floor(tokens) : 0;
+    },
+    took(count: number): void {
+      tokens = Math.max(0, tokens - count);
+    },
+    /** Milliseconds until the next batch is allowed while serving. */
+    waitMs(): number {
+      return Math.max(1, Math.ceil(((SERVING_BATCH - tokens) * 1000) / rate));
+    },
+  };
+}
+
+/** How long an attempt's record waits for others to share its transaction: one commit for many attempts. */
+const RECORD_DELAY_MS = 20;
+
+/**
+ * Attempts recorded in batches: a batch is written once it holds `size` attempts or its first has waited
+ * 20 ms, so that a drain pays one commit for many attempts. A record not yet written when the process dies
+ * is lost with it; its delivery's lease runs out and it is sent again: at least once still holds.
+ */
+function createRecordBatch(repository: WebhookRepository, size: number) {
+  let batch: { outcome: AttemptOutcome; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const written = batch;
+    batch = [];
+    repository.recordAttempts(written.map((entry) => entry.outcome)).then(
+      () => {
+        for (const entry of written) entry.resolve();
+      },
+      (error: unknown) => {
+        for (const entry of written) entry.reject(error);
+      },
+    );
+  };
+  return {
+    /** Resolves once the attempt's batch is committed. */
+    keep(outcome: AttemptOutcome): Promise<void> {
+      return new Promise((resolve, reject) => {
+        batch.push({ outcome, resolve, reject });
+        if (batch.length >= size) flush();
+        else timer ??= setTimeout(flush, RECORD_DELAY_MS);
+      });
     },
   };
 }

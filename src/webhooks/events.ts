@@ -31,13 +31,17 @@ export const EVENT_API_VERSION = 'v1';
  * delivery of it sends it.
  */
 export function storedEvent(type: EventType, data: unknown, at: number): StoredEvent {
+  return storedEventOfJson(type, JSON.stringify(data), at);
+}
+
+/**
+ * `storedEvent` of data already written as JSON: a create's answer body, so that `data` is byte for byte what
+ * `/v1` answered, and is not serialized twice.
+ */
+export function storedEventOfJson(type: EventType, dataJson: string, at: number): StoredEvent {
   const id = `evt_${randomUUID().replaceAll('-', '')}`;
-  const event: WebhookEvent = {
-    id,
-    type,
-    createdAt: new Date(at).toISOString(),
-    apiVersion: EVENT_API_VERSION,
-    data,
-  };
-  return { id, type, createdAt: at, payload: JSON.stringify(event) };
+  const createdAt = new Date(at).toISOString();
+  // The fields of `WebhookEvent`, in its order.
+  const payload = `{"id":"${id}","type":"${type}","createdAt":"${createdAt}","apiVersion":"${EVENT_API_VERSION}","data":${dataJson}}`;
+  return { id, type, createdAt: at, payload };
 }

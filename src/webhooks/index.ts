@@ -19,6 +19,7 @@ export {
   type EventType,
   isEventType,
   storedEvent,
+  storedEventOfJson,
   type WebhookEvent,
 } from './events.js';
 export {
@@ -62,6 +63,7 @@ export type {
   DueDelivery,
   EndpointChange,
   NewEndpoint,
+  PendingEvent,
   StoredEvent,
   WebhookEndpoint,
   WebhookOptions,

@@ -19,8 +19,10 @@ export function startWebhooks(deps: {
   options: WebhookOptions;
   clock: Clock;
   logger: Logger;
+  /** The API's answers so far: while they grow, deliveries keep to a pace (the dispatcher's `answered`). */
+  answered?: () => number;
 }): Webhooks {
-  const { repository, options, clock, logger } = deps;
+  const { repository, options, clock, logger, answered } = deps;
   const sender = createSender({ policy: options.policy });
   const dispatcher = createDispatcher({
     repository,
@@ -28,6 +30,8 @@ export function startWebhooks(deps: {
     clock,
     logger,
     ...(options.retryDelaysMs === undefined ? {} : { retryDelaysMs: options.retryDelaysMs }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    ...(answered === undefined ? {} : { answered }),
   });
   dispatcher.start();
   const manager = createWebhookManager({

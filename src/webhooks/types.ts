@@ -54,6 +54,20 @@ export interface StoredEvent {
   payload: string;
 }
 
+/**
+ * The event a change tells of, as the change's unit of work takes it: `make` runs only once the change is made
+ * and, where the store can tell first, only when an endpoint subscribes to `type`.
+ */
+export interface PendingEvent<T> {
+  type: EventType;
+  make(changed: T): StoredEvent;
+  /**
+   * Called in the transaction once the event is kept for at least one endpoint: the caller wakes the
+   * dispatcher when the change has committed.
+   */
+  queued?(): void;
+}
+
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
 
 /** One event to one endpoint, with its attempts so far. */
@@ -136,8 +150,11 @@ export interface WebhookRepository {
    * instance claims none of them meanwhile, and one whose instance died is claimed again after the lease.
    */
   claimDue(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]>;
-  /** Keeps an attempt and what it leaves its delivery (and endpoint) as, and ends the delivery's claim. */
-  recordAttempt(deliveryId: number, outcome: AttemptOutcome): Promise<void>;
+  /**
+   * Keeps attempts, each with what it leaves its delivery (and endpoint) as, and ends their deliveries'
+   * claims, in one transaction.
+   */
+  recordAttempts(outcomes: readonly AttemptOutcome[]): Promise<void>;
   /** An endpoint's deliveries, newest first, before the delivery `before` if given. */
   listDeliveries(
     endpointId: string,
@@ -155,9 +172,14 @@ export interface WebhookRepository {
   ): Promise<number>;
 }
 
-/** The webhooks' settings (`WEBHOOKS_ALLOW_PRIVATE`, `DNS_RESOLVER`, and `WEBHOOKS_RETRY_DELAYS_MS` for tests). */
+/**
+ * The webhooks' settings (`WEBHOOKS_ALLOW_PRIVATE`, `DNS_RESOLVER`, and for tests `WEBHOOKS_RETRY_DELAYS_MS` and
+ * `WEBHOOKS_LEASE_MS`).
+ */
 export interface WebhookOptions {
   policy: TargetPolicy;
   /** The delays between attempts; the documented schedule (schedule.ts) unless a test shortens it. */
   retryDelaysMs?: readonly number[];
+  /** How long a claimed delivery is this instance's; the dispatcher's minute unless a test shortens it. */
+  leaseMs?: number;
 }

@@ -63,20 +63,22 @@ for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
     /** Every due delivery now, claimed and recorded delivered, so that each test starts with none due. */
     const drain = async () => {
       for (const due of await storage.webhooks.claimDue(Date.now() + 1, 1_000, 60_000)) {
-        await storage.webhooks.recordAttempt(due.id, {
-          attempt: {
-            deliveryId: due.id,
-            attempt: due.attempts + 1,
-            at: Date.now(),
-            status: 200,
-            latencyMs: 1,
-            excerpt: '',
-            error: null,
+        await storage.webhooks.recordAttempts([
+          {
+            attempt: {
+              deliveryId: due.id,
+              attempt: due.attempts + 1,
+              at: Date.now(),
+              status: 200,
+              latencyMs: 1,
+              excerpt: '',
+              error: null,
+              nextAttemptAt: null,
+            },
+            state: 'delivered',
             nextAttemptAt: null,
           },
-          state: 'delivered',
-          nextAttemptAt: null,
-        });
+        ]);
       }
     };
 
@@ -163,7 +165,7 @@ for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
         'createCategory',
         { name: 'Outboxed', description: 'kept with its event' },
         undefined,
-        (category) => eventOf('category.created', category),
+        { type: 'category.created', make: (category) => eventOf('category.created', category) },
       );
       assert.ok(created.ok);
       const deliveries = await storage.webhooks.listDeliveries(subscribed.id, { limit: 10 });
@@ -184,7 +186,7 @@ for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
         'createPet',
         { name: 'Nobody', categoryId: 987_654, status: 'available' },
         undefined,
-        (pet) => eventOf('pet.created', pet),
+        { type: 'pet.created', make: (pet) => eventOf('pet.created', pet) },
       );
       assert.equal(refused.ok, false);
       assert.deepEqual(await storage.webhooks.listDeliveries(other.id, { limit: 10 }), []);
@@ -218,7 +220,7 @@ for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
       const [again] = await storage.webhooks.claimDue(now + 30_000, 10, 30_000);
       assert.equal(again?.id, first.id, 'its instance died: the lease ran out, and another claims it');
 
-      await storage.webhooks.recordAttempt(first.id, failedAttempt(first.id, 1, now, now + 5_000));
+      await storage.webhooks.recordAttempts([failedAttempt(first.id, 1, now, now + 5_000)]);
       assert.deepEqual(
         await storage.webhooks.claimDue(now + 4_000, 10, 30_000),
         [],
@@ -229,20 +231,22 @@ for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
       const endpointNow = await storage.webhooks.getEndpoint(target.id);
       assert.equal(endpointNow?.failingSince, now);
 
-      await storage.webhooks.recordAttempt(first.id, {
-        attempt: {
-          deliveryId: first.id,
-          attempt: 2,
-          at: now + 5_100,
-          status: 204,
-          latencyMs: 2,
-          excerpt: '',
-          error: null,
+      await storage.webhooks.recordAttempts([
+        {
+          attempt: {
+            deliveryId: first.id,
+            attempt: 2,
+            at: now + 5_100,
+            status: 204,
+            latencyMs: 2,
+            excerpt: '',
+            error: null,
+            nextAttemptAt: null,
+          },
+          state: 'delivered',
           nextAttemptAt: null,
         },
-        state: 'delivered',
-        nextAttemptAt: null,
-      });
+      ]);
       const delivered = await storage.webhooks.getDelivery(first.id);
       assert.deepEqual(
         [delivered?.state, delivered?.attempts, delivered?.lastStatus, delivered?.nextAttemptAt],
@@ -264,6 +268,40 @@ for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
       await storage.webhooks.deleteEndpoint(target.id, audited('webhook.deleted', target.id));
     });
 
+    test('attempts recorded in one batch leave their endpoint as recording them one by one would', async () => {
+      await drain();
+      const target = await endpoint(['pet.created']);
+      for (let event = 0; event < 4; event += 1) await storage.webhooks.publish(eventOf('pet.created'));
+      const now = Date.now() + 1;
+      const due = await storage.webhooks.claimDue(now, 10, 60_000);
+      assert.equal(due.length, 4);
+      const [a, b, c, d] = due.map((delivery) => delivery.id) as [number, number, number, number];
+      const delivered = (id: number, at: number): AttemptOutcome => ({
+        ...failedAttempt(id, 1, at, null),
+        attempt: { ...failedAttempt(id, 1, at, null).attempt, status: 200, excerpt: 'ok' },
+        state: 'delivered',
+      });
+      // Out of order in the batch: failed, then delivered, then failed twice.
+      await storage.webhooks.recordAttempts([
+        failedAttempt(d, 1, now + 40, now + 5_000),
+        delivered(b, now + 20),
+        failedAttempt(a, 1, now + 10, now + 5_000),
+        failedAttempt(c, 1, now + 30, now + 5_000),
+      ]);
+      assert.equal((await storage.webhooks.getEndpoint(target.id))?.failingSince, now + 30);
+      const states = await Promise.all(due.map((delivery) => storage.webhooks.getDelivery(delivery.id)));
+      assert.deepEqual(
+        states.map((delivery) => [delivery?.state, delivery?.attempts]),
+        [
+          ['pending', 1],
+          ['delivered', 1],
+          ['pending', 1],
+          ['pending', 1],
+        ],
+      );
+      await storage.webhooks.deleteEndpoint(target.id, audited('webhook.deleted', target.id));
+    });
+
     test('a 410 disables the endpoint, audited once; replay makes one or every failed delivery due again', async () => {
       await drain();
       const target = await endpoint(['pet.created']);
@@ -272,11 +310,13 @@ for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
       const now = Date.now() + 1;
       const [one, two] = await storage.webhooks.claimDue(now, 10, 30_000);
       assert.ok(one !== undefined && two !== undefined);
-      await storage.webhooks.recordAttempt(one.id, failedAttempt(one.id, 1, now, null));
-      await storage.webhooks.recordAttempt(two.id, {
-        ...failedAttempt(two.id, 1, now, null),
-        disable: { reason: 'gone', entry: audited('webhook.disabled', target.id) },
-      });
+      await storage.webhooks.recordAttempts([failedAttempt(one.id, 1, now, null)]);
+      await storage.webhooks.recordAttempts([
+        {
+          ...failedAttempt(two.id, 1, now, null),
+          disable: { reason: 'gone', entry: audited('webhook.disabled', target.id) },
+        },
+      ]);
       const gone = await storage.webhooks.getEndpoint(target.id);
       assert.deepEqual([gone?.enabled, gone?.disabledReason], [false, 'gone']);
 
@@ -316,7 +356,7 @@ for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
         true,
       );
       assert.equal(await storage.webhooks.getDelivery(one.id), undefined, 'its deliveries went with it');
-      await storage.webhooks.recordAttempt(one.id, failedAttempt(one.id, 2, now, null));
+      await storage.webhooks.recordAttempts([failedAttempt(one.id, 2, now, null)]);
       assert.deepEqual(await storage.webhooks.listAttempts(one.id), []);
     });
 

@@ -73,12 +73,10 @@ for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
 
     test('a create tells its subscriber: the event arrives signed, as the create committed it', async () => {
       const { id, secret } = await endpoint(['pet.created', 'category.created']);
-      const created = await storage.create(
-        'createCategory',
-        { name: 'Birds', description: '' },
-        undefined,
-        (category) => storedEvent('category.created', category, clock.now()),
-      );
+      const created = await storage.create('createCategory', { name: 'Birds', description: '' }, undefined, {
+        type: 'category.created',
+        make: (category) => storedEvent('category.created', category, clock.now()),
+      });
       assert.ok(created.ok);
       assert.equal(await dispatcher.runOnce(), 1);
       const received = receiver.received.at(-1);

@@ -184,7 +184,9 @@ export async function createPostgresStorage(
           if (keep !== undefined) await idempotency.claim(client, keep);
           const inserted = await insert(client, input);
           if (inserted.ok && keep !== undefined) await idempotency.keep(client, keep, inserted.created);
-          if (inserted.ok && event !== undefined) await webhooks.enqueue(client, event(inserted.created));
+          if (inserted.ok && event !== undefined) {
+            if ((await webhooks.enqueue(client, event.make(inserted.created))) > 0) event.queued?.();
+          }
           return inserted;
         },
         operation === 'createCategory' ? CHANNELS.categories : undefined,

@@ -1,6 +1,11 @@
 import type pg from 'pg';
 import type { AuditEntry } from '../../audit/index.js';
-import type { StoredEvent, WebhookEndpoint, WebhookRepository } from '../../webhooks/index.js';
+import type {
+  AttemptOutcome,
+  StoredEvent,
+  WebhookEndpoint,
+  WebhookRepository,
+} from '../../webhooks/index.js';
 import {
   type AttemptRow,
   type DeliveryRow,
@@ -91,6 +96,70 @@ export function postgresWebhooks(
     return rowCount ?? 0;
   }
 
+  /** One attempt and its delivery, in the transaction of its batch: the delivery's endpoint, if it is left. */
+  async function recordDelivery(client: Queryable, outcome: AttemptOutcome): Promise<string | undefined> {
+    const { attempt } = outcome;
+    const { deliveryId } = attempt;
+    const { rows } = await client.query<{ endpoint_id: string }>(
+      'SELECT endpoint_id FROM webhook_deliveries WHERE id = $1 FOR UPDATE',
+      [deliveryId],
+    );
+    // Deleted with its endpoint while the attempt was under way: nothing is left to keep it in.
+    const endpoint = rows[0]?.endpoint_id;
+    if (endpoint === undefined) return undefined;
+    await client.query(
+      `INSERT INTO webhook_attempts (delivery_id, attempt, at, status, latency_ms, excerpt, error, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        deliveryId,
+        attempt.attempt,
+        attempt.at,
+        attempt.status,
+        attempt.latencyMs,
+        attempt.excerpt,
+        attempt.error,
+        attempt.nextAttemptAt,
+      ],
+    );
+    await client.query(
+      `UPDATE webhook_deliveries SET state = $2, attempts = $3, tries = tries + 1, next_attempt_at = $4,
+         lease_until = NULL, last_status = $5, updated_at = $6
+       WHERE id = $1`,
+      [deliveryId, outcome.state, attempt.attempt, outcome.nextAttemptAt, attempt.status, attempt.at],
+    );
+    return endpoint;
+  }
+
+  /**
+   * What a batch's attempts leave their endpoints as: since when each has failed without a success, and
+   * whether it is disabled. Each endpoint's row is written once, in the order of their ids, so that two
+   * instances recording at once never wait on each other in a circle.
+   */
+  async function recordEndpoints(
+    client: Queryable,
+    byEndpoint: Map<string, AttemptOutcome[]>,
+  ): Promise<void> {
+    for (const endpoint of [...byEndpoint.keys()].sort()) {
+      const outcomes = (byEndpoint.get(endpoint) ?? []).sort((a, b) => a.attempt.at - b.attempt.at);
+      const lastSuccess = outcomes.findLastIndex((outcome) => outcome.state === 'delivered');
+      const firstFailure = outcomes.slice(lastSuccess + 1)[0]?.attempt.at ?? null;
+      await client.query(
+        lastSuccess >= 0
+          ? 'UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1'
+          : 'UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $2) WHERE id = $1',
+        [endpoint, firstFailure],
+      );
+      const disabling = outcomes.find((outcome) => outcome.disable !== undefined);
+      if (disabling?.disable === undefined) continue;
+      const disabled = await client.query(
+        `UPDATE webhook_endpoints SET enabled = 0, disabled_reason = $2, updated_at = $3
+         WHERE id = $1 AND enabled = 1`,
+        [endpoint, disabling.disable.reason, disabling.attempt.at],
+      );
+      if ((disabled.rowCount ?? 0) > 0) await audit.append(client, disabling.disable.entry);
+    }
+  }
+
   const repository: WebhookRepository = {
     createEndpoint(endpoint, entry) {
       return transaction(pool, async (client) => {
@@ -159,49 +228,16 @@ export function postgresWebhooks(
       const { rows } = await pool.query<DueRow>(CLAIM, [now + leaseMs, now, limit]);
       return rows.map((row) => toDue(row, now));
     },
-    async recordAttempt(deliveryId, outcome) {
-      const { attempt } = outcome;
+    async recordAttempts(outcomes) {
+      const ordered = [...outcomes].sort((a, b) => a.attempt.deliveryId - b.attempt.deliveryId);
       await transaction(pool, async (client) => {
-        const { rows } = await client.query<{ endpoint_id: string }>(
-          'SELECT endpoint_id FROM webhook_deliveries WHERE id = $1 FOR UPDATE',
-          [deliveryId],
-        );
-        // Deleted with its endpoint while the attempt was under way: nothing is left to keep it in.
-        const endpoint = rows[0]?.endpoint_id;
-        if (endpoint === undefined) return;
-        await client.query(
-          `INSERT INTO webhook_attempts (delivery_id, attempt, at, status, latency_ms, excerpt, error, next_attempt_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [
-            deliveryId,
-            attempt.attempt,
-            attempt.at,
-            attempt.status,
-            attempt.latencyMs,
-            attempt.excerpt,
-            attempt.error,
-            attempt.nextAttemptAt,
-          ],
-        );
-        await client.query(
-          `UPDATE webhook_deliveries SET state = $2, attempts = $3, tries = tries + 1, next_attempt_at = $4,
-             lease_until = NULL, last_status = $5, updated_at = $6
-           WHERE id = $1`,
-          [deliveryId, outcome.state, attempt.attempt, outcome.nextAttemptAt, attempt.status, attempt.at],
-        );
-        await client.query(
-          outcome.state === 'delivered'
-            ? 'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1'
-            : 'UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $2) WHERE id = $1',
-          outcome.state === 'delivered' ? [endpoint] : [endpoint, attempt.at],
-        );
-        if (outcome.disable === undefined) return;
-        const disabled = await client.query(
-          `UPDATE webhook_endpoints SET enabled = 0, disabled_reason = $2, updated_at = $3
-           WHERE id = $1 AND enabled = 1`,
-          [endpoint, outcome.disable.reason, attempt.at],
-        );
-        if ((disabled.rowCount ?? 0) > 0) await audit.append(client, outcome.disable.entry);
+        const byEndpoint = new Map<string, AttemptOutcome[]>();
+        for (const outcome of ordered) {
+          const endpoint = await recordDelivery(client, outcome);
+          if (endpoint === undefined) continue;
+          byEndpoint.set(endpoint, [...(byEndpoint.get(endpoint) ?? []), outcome]);
+        }
+        await recordEndpoints(client, byEndpoint);
       });
     },
     async listDeliveries(endpointId, page) {

@@ -148,7 +148,9 @@ export function createSqliteStorage(options: { file: string } & SqliteOpenOption
       return writes.run(() => {
         const result = insert(input);
         if (result.ok && keep !== undefined) idempotency.keep(keep, result.created);
-        if (result.ok && event !== undefined) webhooks.enqueue(event(result.created));
+        if (result.ok && event !== undefined) {
+          if (webhooks.enqueue(event.type, () => event.make(result.created)) > 0) event.queued?.();
+        }
         return result;
       });
     },

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../../audit/index.js';
-import type { StoredEvent, WebhookRepository } from '../../webhooks/index.js';
+import type { AttemptOutcome, EventType, StoredEvent, WebhookRepository } from '../../webhooks/index.js';
 import {
   type AttemptRow,
   type DeliveryRow,
@@ -65,7 +65,9 @@ function prepareStatements(db: Database) {
   const claim = db.prepare<[{ leaseUntil: number; now: number; limit: number }], { id: number }>(
     `UPDATE webhook_deliveries SET lease_until = @leaseUntil
      WHERE id IN (
-       SELECT id FROM webhook_deliveries
+       -- The due index, in its order: left to itself, SQLite picks the endpoint's index and sorts every
+       -- pending delivery of the endpoint at each claim.
+       SELECT id FROM webhook_deliveries INDEXED BY webhook_deliveries_due
        WHERE state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
          AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled = 1)
        ORDER BY next_attempt_at LIMIT @limit)
@@ -156,7 +158,10 @@ export function sqliteWebhooks(
   db: Database,
   writes: WriteQueue,
   audit: { append(entry: AuditEntry): void },
-): { repository: WebhookRepository; enqueue(event: StoredEvent, endpointId?: string): number } {
+): {
+  repository: WebhookRepository;
+  enqueue(type: EventType, make: () => StoredEvent, endpointId?: string): number;
+} {
   // Prepared at first use, not at opening: a database still at an older schema (`migrate --check`, a file
   // about to be restored) opens without these tables.
   let prepared: ReturnType<typeof prepareStatements> | undefined;
@@ -165,20 +170,48 @@ export function sqliteWebhooks(
     return prepared;
   };
 
-  function enqueue(event: StoredEvent, endpointId?: string): number {
+  /** Keeps the event and its deliveries; with no endpoint to send it to, the event is not even made. */
+  function enqueue(type: EventType, make: () => StoredEvent, endpointId?: string): number {
     const targets =
       endpointId === undefined
         ? statements()
-            .subscribers.all(event.type)
+            .subscribers.all(type)
             .map((row) => row.id)
         : statements()
             .endpointExists.all(endpointId)
             .map((row) => row.id);
     if (targets.length === 0) return 0;
+    const event = make();
     statements().insertEvent.run(event.id, event.type, event.createdAt, event.payload);
     for (const target of targets)
       statements().insertDelivery.run({ eventId: event.id, endpointId: target, at: event.createdAt });
     return targets.length;
+  }
+
+  /** One attempt, in the write of its batch, which applies them in the order they were made. */
+  function recordOne(outcome: AttemptOutcome): void {
+    const { attempt } = outcome;
+    const { deliveryId } = attempt;
+    // Deleted with its endpoint while the attempt was under way: nothing is left to keep it in.
+    const endpoint = statements().endpointOf.get(deliveryId)?.endpoint_id;
+    if (endpoint === undefined) return;
+    statements().insertAttempt.run(attempt);
+    statements().afterAttempt.run({
+      deliveryId,
+      state: outcome.state,
+      attempt: attempt.attempt,
+      nextAttemptAt: outcome.nextAttemptAt,
+      status: attempt.status,
+      at: attempt.at,
+    });
+    if (outcome.state === 'delivered') statements().succeeded.run(endpoint);
+    else statements().failed.run(attempt.at, endpoint);
+    if (
+      outcome.disable !== undefined &&
+      statements().disable.run(outcome.disable.reason, attempt.at, endpoint).changes > 0
+    ) {
+      audit.append(outcome.disable.entry);
+    }
   }
 
   const repository: WebhookRepository = {
@@ -229,41 +262,28 @@ export function sqliteWebhooks(
       });
     },
     publish(event, endpointId) {
-      return writes.run(() => enqueue(event, endpointId));
+      return writes.run(() => enqueue(event.type, () => event, endpointId));
     },
     async claimDue(now, limit, leaseMs) {
       // A read first: the dispatcher asks every second, and a write would commit (and fsync) each time.
       if (statements().anyDue.get({ now }) === undefined) return [];
-      return writes.run(() =>
-        statements()
-          .claim.all({ leaseUntil: now + leaseMs, now, limit })
-          .map(({ id }) => toDue(statements().dueRow.get(id) as DueRow, now)),
+      // A lease a crash loses only frees its deliveries for the next claim: no fsync for it.
+      return writes.run(
+        () =>
+          statements()
+            .claim.all({ leaseUntil: now + leaseMs, now, limit })
+            .map(({ id }) => toDue(statements().dueRow.get(id) as DueRow, now)),
+        { durable: false },
       );
     },
-    recordAttempt(deliveryId, outcome) {
-      const { attempt } = outcome;
-      return writes.run(() => {
-        // Deleted with its endpoint while the attempt was under way: nothing is left to keep it in.
-        const endpoint = statements().endpointOf.get(deliveryId)?.endpoint_id;
-        if (endpoint === undefined) return;
-        statements().insertAttempt.run(attempt);
-        statements().afterAttempt.run({
-          deliveryId,
-          state: outcome.state,
-          attempt: attempt.attempt,
-          nextAttemptAt: outcome.nextAttemptAt,
-          status: attempt.status,
-          at: attempt.at,
-        });
-        if (outcome.state === 'delivered') statements().succeeded.run(endpoint);
-        else statements().failed.run(attempt.at, endpoint);
-        if (
-          outcome.disable !== undefined &&
-          statements().disable.run(outcome.disable.reason, attempt.at, endpoint).changes > 0
-        ) {
-          audit.append(outcome.disable.entry);
-        }
-      });
+    recordAttempts(outcomes) {
+      // A record a crash loses leaves its delivery leased until the lease ends, then sent again: no fsync.
+      return writes.run(
+        () => {
+          for (const outcome of [...outcomes].sort((a, b) => a.attempt.at - b.attempt.at)) recordOne(outcome);
+        },
+        { durable: false },
+      );
     },
     async listDeliveries(endpointId, page) {
       const rows = statements().listDeliveries.all({

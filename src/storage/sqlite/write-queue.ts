@@ -4,6 +4,7 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 interface PendingWrite {
   work: () => unknown;
+  durable: boolean;
   resolve: (value: never) => void;
   reject: (error: unknown) => void;
 }
@@ -16,6 +17,10 @@ interface PendingWrite {
  *
  * Each write runs inside its own SAVEPOINT, so a write that throws is rolled back and rejected alone while
  * the rest of its batch commits.
+ *
+ * A write that a crash may lose (`durable: false`: a webhook delivery's lease, or an attempt's record, which
+ * the lease's end makes good) does not pay an fsync: a batch of only such writes commits with
+ * `synchronous=NORMAL`, whose WAL frames the next durable commit syncs with its own.
  */
 export class WriteQueue {
   readonly #db: Database;
@@ -24,6 +29,8 @@ export class WriteQueue {
   readonly #savepoint: Statement;
   readonly #release: Statement;
   readonly #rollbackTo: Statement;
+  readonly #lazy: Statement;
+  readonly #full: Statement;
   #pending: PendingWrite[] = [];
   #scheduled = false;
 
@@ -35,12 +42,22 @@ export class WriteQueue {
     this.#savepoint = db.prepare('SAVEPOINT write');
     this.#release = db.prepare('RELEASE write');
     this.#rollbackTo = db.prepare('ROLLBACK TO write');
+    this.#lazy = db.prepare('PRAGMA synchronous = NORMAL');
+    this.#full = db.prepare('PRAGMA synchronous = FULL');
   }
 
-  /** Runs `work` in the next group transaction; resolves with its result once that transaction committed. */
-  run<T>(work: () => T): Promise<T> {
+  /**
+   * Runs `work` in the next group transaction; resolves with its result once that transaction committed (and,
+   * unless `durable` is false, reached the disk).
+   */
+  run<T>(work: () => T, options: { durable: boolean } = { durable: true }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#pending.push({ work, resolve: resolve as (value: never) => void, reject });
+      this.#pending.push({
+        work,
+        durable: options.durable,
+        resolve: resolve as (value: never) => void,
+        reject,
+      });
       if (!this.#scheduled) {
         this.#scheduled = true;
         setImmediate(() => this.flush());
@@ -71,6 +88,16 @@ export class WriteQueue {
   }
 
   #runBatch(batch: PendingWrite[]): Settled[] {
+    const lazy = batch.every((write) => !write.durable);
+    if (lazy) this.#lazy.run();
+    try {
+      return this.#runTransaction(batch);
+    } finally {
+      if (lazy) this.#full.run();
+    }
+  }
+
+  #runTransaction(batch: PendingWrite[]): Settled[] {
     this.#begin.run();
     const results = batch.map((write): Settled => {
       this.#savepoint.run();
