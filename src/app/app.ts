@@ -363,7 +363,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { config, storage, clock, metrics } = deps;
   const keys = createKeyManager({ apiKeys: storage.apiKeys, env: config.env, clock });
-  const { handlers, watching } = operationHandlers(deps, createIdempotentCreates({ storage, clock }), keys);
+  const creates = createIdempotentCreates({
+    storage,
+    clock,
+    published: () => deps.webhooks.dispatcher.wake(),
+  });
+  const { handlers, watching } = operationHandlers(deps, creates, keys);
   await watching;
   const sessions = createSessions({
     sessions: storage.sessions,

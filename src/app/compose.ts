@@ -157,7 +157,13 @@ export async function composeApp(
       logger,
     });
     metrics.watchDomains(() => domains.registry.current().counts());
-    webhooks = startWebhooks({ repository: storage.webhooks, options: config.webhooks, clock, logger });
+    webhooks = startWebhooks({
+      repository: storage.webhooks,
+      options: config.webhooks,
+      clock,
+      logger,
+      answered: () => metrics.answers.count,
+    });
     return {
       config,
       logger,

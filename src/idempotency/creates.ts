@@ -6,15 +6,22 @@ import { ApiError } from '../errors/index.js';
 import { JSON_CONTENT_TYPE, routeConfig } from '../http/index.js';
 import {
   type CreateOperation,
-  type CreateResult,
   type Creates,
   IdempotencyConflict,
   type KeptAnswer,
   type Storage,
 } from '../storage/index.js';
+import { type EventType, type PendingEvent, storedEventOfJson } from '../webhooks/index.js';
 
 /** How long an answer is replayed (DESIGN.md section 3); older ones are purged. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** The webhook event each create tells of; its `data` is the create's answer body. */
+export const CREATE_EVENTS = {
+  createCategory: 'category.created',
+  createPet: 'pet.created',
+  placeOrder: 'order.placed',
+} as const satisfies Record<CreateOperation, EventType>;
 
 /** The answer of a create, as it is sent: made now, or replayed from the first request with its key. */
 export interface CreateAnswer {
@@ -71,12 +78,57 @@ const inUse = () =>
     { 'retry-after': '1' },
   );
 
-export function createIdempotentCreates(deps: { storage: Storage; clock: Clock }): IdempotentCreates {
-  const { storage, clock } = deps;
+export function createIdempotentCreates(deps: {
+  storage: Storage;
+  clock: Clock;
+  /** Called once a create that kept a webhook event has committed: the dispatcher sends it now. */
+  published?: () => void;
+}): IdempotentCreates {
+  const { storage, clock, published } = deps;
   // Keys being created under in this process. Across instances the storage's own lock answers in_use.
   const inFlight = new Set<string>();
   // Compiled now, as the app is built, not by the first create.
   const answers = successAnswers();
+
+  /**
+   * One unit of work in the storage: the row, the answer kept under the key, and the webhook event, whose
+   * `data` is the answer body. The body is made once for all three (again only if the storage runs the unit
+   * again, on a new row).
+   */
+  async function createOnce<O extends CreateOperation>(
+    operation: O,
+    input: Creates[O]['input'],
+    keep?: Omit<KeptAnswer<Creates[O]['created']>, 'status' | 'body'>,
+  ): Promise<CreateOutcome<O>> {
+    const { status, serialize } = answers[operation];
+    let made: { created: Creates[O]['created']; body: string } | undefined;
+    const bodyOf = (created: Creates[O]['created']) => {
+      if (made?.created !== created) made = { created, body: serialize(created) };
+      return made.body;
+    };
+    const type = CREATE_EVENTS[operation];
+    let queued = false;
+    const event: PendingEvent<Creates[O]['created']> = {
+      type,
+      make(created) {
+        queued = false;
+        return storedEventOfJson(type, bodyOf(created), clock.now());
+      },
+      queued() {
+        queued = true;
+      },
+    };
+    const result = await storage.create(
+      operation,
+      input,
+      keep === undefined ? undefined : { ...keep, status, body: bodyOf },
+      event,
+    );
+    if (queued) published?.();
+    return (
+      result.ok ? { ok: true, answer: { status, body: bodyOf(result.created), replayed: false } } : result
+    ) as CreateOutcome<O>;
+  }
 
   return {
     async run<O extends CreateOperation>(
@@ -84,14 +136,8 @@ export function createIdempotentCreates(deps: { storage: Storage; clock: Clock }
       operation: O,
       input: Creates[O]['input'],
     ): Promise<CreateOutcome<O>> {
-      const { status, serialize } = answers[operation];
-      /** The answer to what the storage made, or its refusal as it is. */
-      const outcomeOf = (result: CreateResult<O>) =>
-        (result.ok
-          ? { ok: true, answer: { status, body: serialize(result.created), replayed: false } }
-          : result) as CreateOutcome<O>;
       const key = request.idempotencyKey;
-      if (key === null || request.apiKey === null) return outcomeOf(await storage.create(operation, input));
+      if (key === null || request.apiKey === null) return createOnce(operation, input);
       const apiKeyId = request.apiKey.id;
       const slot = `${apiKeyId}\n${key}`;
       if (inFlight.has(slot)) throw inUse();
@@ -117,17 +163,9 @@ export function createIdempotentCreates(deps: { storage: Storage; clock: Clock }
           }
           // The contract's serializer makes the stored body and the one sent now: every replay is the first
           // answer, byte for byte.
-          const keep: KeptAnswer<Creates[O]['created']> = {
-            apiKeyId,
-            key,
-            requestDigest: digest,
-            createdAt: now,
-            expiredBefore,
-            status,
-            body: serialize,
-          };
+          const keep = { apiKeyId, key, requestDigest: digest, createdAt: now, expiredBefore };
           try {
-            return outcomeOf(await storage.create(operation, input, keep));
+            return await createOnce(operation, input, keep);
           } catch (error) {
             if (!(error instanceof IdempotencyConflict)) throw error;
             if (error.reason === 'in_use') throw inUse();
