@@ -143,6 +143,12 @@ export const EnvSchema = Type.Object({
       description: 'milliseconds between webhook attempts, comma-separated (a testing aid)',
     }),
   ),
+  WEBHOOKS_LEASE_MS: Type.Optional(
+    Type.String({
+      pattern: '^[1-9]\\d{2,7}$',
+      description: "milliseconds a claimed webhook delivery stays this instance's (a testing aid)",
+    }),
+  ),
   DNS_RESOLVER: Type.Optional(
     Type.String({
       pattern: '^(\\d{1,3}(\\.\\d{1,3}){3}|\\[[0-9A-Fa-f:.]+\\])(:\\d{1,5})?$',

@@ -210,6 +210,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ...(env.WEBHOOKS_RETRY_DELAYS_MS === undefined
         ? {}
         : { retryDelaysMs: env.WEBHOOKS_RETRY_DELAYS_MS.split(',').map(Number) }),
+      ...(env.WEBHOOKS_LEASE_MS === undefined ? {} : { leaseMs: Number(env.WEBHOOKS_LEASE_MS) }),
     },
   };
 }

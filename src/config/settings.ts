@@ -22,7 +22,11 @@ export const SETTING_NAMES = Object.keys(EnvSchema.properties) as (keyof Env)[];
  * Variables that exist for the tests alone (docs/development.md): `petstore config` shows one only when it is
  * set, and no `--help` offers it to operators.
  */
-export const TESTING_AIDS: readonly (keyof Env)[] = ['PETSTORE_CLOCK_OFFSET_MS', 'WEBHOOKS_RETRY_DELAYS_MS'];
+export const TESTING_AIDS: readonly (keyof Env)[] = [
+  'PETSTORE_CLOCK_OFFSET_MS',
+  'WEBHOOKS_RETRY_DELAYS_MS',
+  'WEBHOOKS_LEASE_MS',
+];
 
 /** The variables an operator sets: every one but the testing aids, in the order of the schema. */
 export const OPERATOR_SETTINGS = SETTING_NAMES.filter((name) => !TESTING_AIDS.includes(name));

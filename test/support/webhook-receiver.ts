@@ -18,6 +18,8 @@ export interface WebhookReceiver {
   received: Received[];
   /** Answers the next requests with these, in order; once they are used up, 200 with `ok`. */
   answer(...answers: Answer[]): void;
+  /** While on, every request is held unanswered, whatever `answer` queued (a receiver that hangs). */
+  holdAll(on: boolean): void;
   /** Resolves once `count` requests in all have arrived. */
   arrived(count: number): Promise<void>;
   close(): Promise<void>;
@@ -27,6 +29,7 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: Received[] = [];
   const queue: Answer[] = [];
+  let holding = false;
   const waiting: { count: number; resolve: () => void }[] = [];
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -41,7 +44,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         waiting.splice(waiting.indexOf(wait), 1);
         wait.resolve();
       }
-      const answer = queue.shift() ?? { status: 200, body: 'ok' };
+      const answer = holding ? 'hold' : (queue.shift() ?? { status: 200, body: 'ok' });
       if (answer === 'hold') return;
       response.writeHead(answer.status, answer.headers).end(answer.body ?? '');
     });
@@ -53,6 +56,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     port,
     received,
     answer: (...answers) => queue.push(...answers),
+    holdAll: (on) => {
+      holding = on;
+    },
     arrived: (count) =>
       received.length >= count
         ? Promise.resolve()
