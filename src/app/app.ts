@@ -57,6 +57,7 @@ import {
   createKeyManager,
   identifyCaller,
   type KeyManager,
+  keyView,
   requireApiKey,
   requireScope,
 } from '../keys/index.js';
@@ -64,7 +65,7 @@ import type { Logger } from '../log/index.js';
 import { type Metrics, registerRequestMetrics } from '../metrics/index.js';
 import { createOrderHandlers } from '../orders/index.js';
 import { createPetHandlers } from '../pets/index.js';
-import { type Decision, type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
+import { type Decision, limitsFor, type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
 import { type RequestLog, registerRequestLog } from '../request-log/index.js';
 import type { Storage } from '../storage/index.js';
 import type { Tracing } from '../tracing/index.js';
@@ -362,7 +363,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 /** Every route: the API's and the admin API's operations, the references, the console and the health checks. */
 async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { config, storage, clock, metrics } = deps;
-  const keys = createKeyManager({ apiKeys: storage.apiKeys, env: config.env, clock });
+  const keys = createKeyManager({
+    apiKeys: storage.apiKeys,
+    env: config.env,
+    clock,
+    view: (record) => keyView(record, clock.now(), limitsFor(config.rateLimit, record)),
+  });
   const creates = createIdempotentCreates({
     storage,
     clock,

@@ -253,7 +253,7 @@ export async function keysCommand(
 
   const storage = await openExistingStorage(config);
   try {
-    return await run(createKeyManager({ apiKeys: storage.apiKeys, env: config.env }));
+    return await run(createKeyManager({ apiKeys: storage.apiKeys, env: config.env, view }));
   } catch (error) {
     if (error instanceof KeyInputError) throw new UsageError(error.message, 'keys');
     if (

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Actor } from '../audit/index.js';
 import type { Clock } from '../clock/index.js';
 import type { Logger } from '../log/index.js';
+import { type EventType, storedEvent } from '../webhooks/index.js';
 import { type CheckDeps, checkDomain } from './check.js';
 import {
   type DomainsConfig,
@@ -10,7 +11,7 @@ import {
   REDIRECT_STATUSES,
   type RedirectStatus,
 } from './config.js';
-import type { DomainRecord, DomainRepository } from './types.js';
+import type { DomainRecord, DomainRepository, DomainState } from './types.js';
 import { challengeName, verifyDomain } from './verify.js';
 
 /** A request to add a domain that cannot be met as asked; the message says why. */
@@ -82,6 +83,13 @@ function domainName(value: string, what: string): string {
   return normalizeDomain(value);
 }
 
+/** The webhook event a domain's move into a state tells of; other moves tell none. */
+const STATE_EVENTS: Partial<Record<DomainState, EventType>> = {
+  verified: 'domain.verified',
+  misconfigured: 'domain.misconfigured',
+  certificate_failed: 'domain.certificate_failed',
+};
+
 export function createDomainManager(deps: {
   domains: DomainRepository;
   checks: CheckDeps;
@@ -126,10 +134,11 @@ export function createDomainManager(deps: {
     }
   }
 
-  /** Checks a domain and stores the result; a change of state is logged and audited. */
+  /** Checks a domain and stores the result; a change of state is logged, audited and told. */
   async function check(record: DomainRecord, actor: Actor, restart: boolean) {
     const result = await checkDomain(record, checks, clock.now(), { restart });
     const moved = result.state !== record.state;
+    const told = moved ? STATE_EVENTS[result.state] : undefined;
     const entry =
       moved || restart
         ? {
@@ -138,6 +147,9 @@ export function createDomainManager(deps: {
             action: restart ? ('domain.reverified' as const) : ('domain.state_changed' as const),
             target: record.name,
             details: { from: record.state, to: result.state, reason: result.reason },
+            ...(told === undefined
+              ? {}
+              : { event: storedEvent(told, manager.view({ ...record, ...result }), clock.now()) }),
           }
         : undefined;
     const stored = await domains.recordCheck(record.name, result, entry);
@@ -151,7 +163,7 @@ export function createDomainManager(deps: {
     return stored;
   }
 
-  return {
+  const manager: DomainManager = {
     list: () => domains.list(),
     get: (name) => domains.get(normalizeDomain(name)),
     async add(value, options, actor) {
@@ -214,7 +226,14 @@ export function createDomainManager(deps: {
       if (record.source === 'file') {
         throw new DomainConflictError(`${name} is declared in the config file: remove it there`);
       }
-      const entry = { at: at(), actor, action: 'domain.removed' as const, target: name, details: {} };
+      const entry = {
+        at: at(),
+        actor,
+        action: 'domain.removed' as const,
+        target: name,
+        details: {},
+        event: storedEvent('domain.removed', manager.view(record), clock.now()),
+      };
       const removal = await domains.remove(name, entry);
       if (removal.outcome === 'none') return undefined;
       if (removal.outcome === 'redirected_to') {
@@ -302,4 +321,5 @@ export function createDomainManager(deps: {
       };
     },
   };
+  return manager;
 }

@@ -1,6 +1,7 @@
 import { type Actor, type AuditAction, type AuditEntry, CLI_ACTOR } from '../audit/index.js';
 import { type Clock, parseTimestamp, systemClock } from '../clock/index.js';
-import { SCOPES, type Scope } from '../contract/index.js';
+import { type ApiKey, SCOPES, type Scope } from '../contract/index.js';
+import { type EventType, storedEvent, type TellingEntry } from '../webhooks/index.js';
 import { displayPrefix, generateKey, keyDigest, randomBase62 } from './format.js';
 import {
   type ApiKeyChange,
@@ -207,8 +208,13 @@ export function createKeyManager(deps: {
   apiKeys: ApiKeyRepository;
   env: Environment;
   clock?: Clock;
+  /**
+   * A key as the admin API shows it. Given, a key's creation, rotation and revocation keep a webhook event
+   * (`key.created`, `key.rotated`, `key.revoked`) with their audit entries, whose `data` it makes.
+   */
+  view?: (record: ApiKeyRecord) => ApiKey;
 }): KeyManager {
-  const { apiKeys, env } = deps;
+  const { apiKeys, env, view } = deps;
   const clock = deps.clock ?? systemClock;
   const now = () => new Date(clock.now()).toISOString();
   const entry = (
@@ -223,6 +229,10 @@ export function createKeyManager(deps: {
     target,
     details,
   });
+
+  /** `audit` with the webhook event of `type` about `record` as it is after the change, if events are kept. */
+  const telling = (audit: AuditEntry, type: EventType, record: ApiKeyRecord): TellingEntry =>
+    view === undefined ? audit : { ...audit, event: storedEvent(type, view(record), clock.now()) };
 
   /** A new key and its record, checked; nothing stored yet. */
   function mint(input: CreateKeyInput, inherit?: ApiKeyRecord): IssuedKey {
@@ -264,16 +274,21 @@ export function createKeyManager(deps: {
       const issued = mint(input);
       await apiKeys.insert(
         issued.record,
-        entry(actor, 'key.created', issued.record.id, settings(issued.record)),
+        telling(
+          entry(actor, 'key.created', issued.record.id, settings(issued.record)),
+          'key.created',
+          issued.record,
+        ),
       );
       return issued;
     },
     async createFirst(input, actor = CLI_ACTOR) {
       const issued = mint(input);
-      const audit = entry(actor, 'key.created', issued.record.id, {
-        ...settings(issued.record),
-        first: true,
-      });
+      const audit = telling(
+        entry(actor, 'key.created', issued.record.id, { ...settings(issued.record), first: true }),
+        'key.created',
+        issued.record,
+      );
       return (await apiKeys.insertFirst(issued.record, audit)) ? issued : undefined;
     },
     list: () => apiKeys.list(),
@@ -343,22 +358,35 @@ export function createKeyManager(deps: {
         previous.expiresAt !== null && Date.parse(previous.expiresAt) < graceEnd
           ? previous.expiresAt
           : new Date(graceEnd).toISOString();
-      const audit = entry(actor, 'key.rotated', id, {
-        successor: issued.record.id,
-        gracePeriodSeconds: graceMs / 1000,
-        oldKeyEndsAt: oldEnd,
-      });
+      const rotated = { ...previous, expiresAt: oldEnd, replacedBy: issued.record.id };
+      const audit = telling(
+        entry(actor, 'key.rotated', id, {
+          successor: issued.record.id,
+          gracePeriodSeconds: graceMs / 1000,
+          oldKeyEndsAt: oldEnd,
+        }),
+        'key.rotated',
+        rotated,
+      );
       // Storage checks again in the same step as the rotation: of two rotations at once, one wins, and the
       // other is refused for what the winner did.
       if (!(await apiKeys.rotate(id, issued.record, oldEnd, new Date(at).toISOString(), audit))) {
         refuseRotation((await apiKeys.get(id)) ?? previous, at);
         throw new KeyRevokedError(id);
       }
-      return { ...issued, previous: { ...previous, expiresAt: oldEnd, replacedBy: issued.record.id } };
+      return { ...issued, previous: rotated };
     },
     async revoke(id, actor = CLI_ACTOR) {
       const at = now();
-      if (!(await apiKeys.revoke(id, at, entry(actor, 'key.revoked', id, {})))) return undefined;
+      /** The entry of one key's revocation; it tells of it only if the key was not revoked already. */
+      const revocation = async (key: string, details: Record<string, unknown>) => {
+        const audit = entry(actor, 'key.revoked', key, details);
+        const before = await apiKeys.get(key);
+        return before === undefined || before.revokedAt !== null
+          ? audit
+          : telling(audit, 'key.revoked', { ...before, revokedAt: at });
+      };
+      if (!(await apiKeys.revoke(id, at, await revocation(id, {})))) return undefined;
       const record = await apiKeys.get(id);
       if (record === undefined) return undefined;
       // A leaked key can rotate itself, and its successor again (K1 -> K2 -> K3): revoking K1 alone would leave
@@ -369,7 +397,7 @@ export function createKeyManager(deps: {
       const seen = new Set([id]);
       for (let next = record.replacedBy; next !== null && !seen.has(next); ) {
         seen.add(next);
-        await apiKeys.revoke(next, at, entry(actor, 'key.revoked', next, { successorOf: id }));
+        await apiKeys.revoke(next, at, await revocation(next, { successorOf: id }));
         const successor = await apiKeys.get(next);
         if (successor === undefined) break;
         successors.push(successor);

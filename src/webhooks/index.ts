@@ -65,6 +65,7 @@ export type {
   NewEndpoint,
   PendingEvent,
   StoredEvent,
+  TellingEntry,
   WebhookEndpoint,
   WebhookOptions,
   WebhookRepository,

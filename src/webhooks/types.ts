@@ -46,6 +46,13 @@ export interface EndpointChange {
   at: number;
 }
 
+/**
+ * An audit entry that tells of its change: the stores keep `event` with the entry, in the change's
+ * transaction (the outbox), for the endpoints that subscribe to its type. Every repository that appends
+ * entries takes one where it takes an `AuditEntry`; `event` is not part of the record.
+ */
+export type TellingEntry = AuditEntry & { event?: StoredEvent };
+
 /** An event as the outbox keeps it: `payload` is the body every delivery of it sends, as JSON. */
 export interface StoredEvent {
   id: string;

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { printableUrl } from '../../log/index.js';
+import type { TellingEntry } from '../../webhooks/index.js';
 import { checkServable } from '../schema.js';
 import {
   type CreateOperation,
@@ -153,8 +154,16 @@ export async function createPostgresStorage(
   const pets = postgresPets(pool);
   const orders = postgresOrders(pool);
   const idempotency = postgresIdempotency(pool);
-  const audit = postgresAudit(pool);
-  const webhooks = postgresWebhooks(pool, audit);
+  const record = postgresAudit(pool);
+  const webhooks = postgresWebhooks(pool, record);
+  // An audited change that tells of itself keeps its event in the same transaction (the outbox).
+  const audit = {
+    repository: record.repository,
+    async append(db: Queryable, entry: TellingEntry) {
+      await record.append(db, entry);
+      if (entry.event !== undefined) await webhooks.enqueue(db, entry.event);
+    },
+  };
   const inserts: Inserts = {
     createCategory: categories.insert,
     createPet: pets.insert,

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { TellingEntry } from '../../webhooks/index.js';
 import { checkServable, type SchemaState } from '../schema.js';
 import {
   type CreateOperation,
@@ -118,8 +119,17 @@ export function createSqliteStorage(options: { file: string } & SqliteOpenOption
   const pets = sqlitePets(db);
   const orders = sqliteOrders(db);
   const idempotency = sqliteIdempotency(db, writes);
-  const audit = sqliteAudit(db);
-  const webhooks = sqliteWebhooks(db, writes, audit);
+  const record = sqliteAudit(db);
+  const webhooks = sqliteWebhooks(db, writes, record);
+  // An audited change that tells of itself keeps its event in the same transaction (the outbox).
+  const audit = {
+    repository: record.repository,
+    append(entry: TellingEntry) {
+      record.append(entry);
+      const { event } = entry;
+      if (event !== undefined) webhooks.enqueue(event.type, () => event);
+    },
+  };
   const inserts: Inserts = {
     createCategory: categories.insert,
     createPet: pets.insert,

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { DomainView } from '../../src/domains/index.js';
+import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import { freePort } from '../support/process.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+const TARGET = 'edge.hooks.test';
+const MINUTE = 60_000;
+
+interface Told {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+describe('operators hear of keys and custom domains from the changes themselves', () => {
+  // A clock the test moves: a domain's checks and its 30 minutes without a certificate run on it.
+  const clock = { at: Date.now(), now: () => clock.at };
+  let dns: TestDnsServer;
+  let receiver: WebhookReceiver;
+  let server: TestServer;
+  let admin = '';
+  before(async () => {
+    dns = await startDnsServer(new Map([[TARGET, { A: ['127.0.0.1'] }]]));
+    receiver = await startWebhookReceiver();
+    server = await startTestServer(
+      {
+        WEBHOOKS_ALLOW_PRIVATE: 'true',
+        DOMAINS_TARGET: TARGET,
+        DNS_RESOLVER: dns.address,
+        // Nothing listens there: no certificate is ever served.
+        TLS_CHECK_ADDRESS: `127.0.0.1:${await freePort()}`,
+      },
+      { clock },
+    );
+    admin = (await server.createAdminToken('operator')).token;
+    const made = await server.admin(admin, '/webhooks', {
+      method: 'POST',
+      json: {
+        url: `${receiver.url}/ops`,
+        events: [
+          'key.created',
+          'key.rotated',
+          'key.revoked',
+          'domain.verified',
+          'domain.misconfigured',
+          'domain.certificate_failed',
+          'domain.removed',
+        ],
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+  });
+  after(async () => {
+    await server?.close();
+    await receiver?.close();
+    await dns?.close();
+  });
+
+  /** The next `count` events to arrive after the first `from`, in the order they were made. */
+  async function told(from: number, count: number): Promise<Told[]> {
+    await receiver.arrived(from + count);
+    return receiver.received.slice(from, from + count).map((received) => JSON.parse(received.body) as Told);
+  }
+
+  test('key.created, key.rotated and key.revoked carry the key as the admin API shows it', async () => {
+    const from = receiver.received.length;
+    const created = await server.admin(admin, '/keys', {
+      method: 'POST',
+      json: { plan: 'pro', name: 'hooked' },
+    });
+    assert.equal(created.status, 201, created.text);
+    const { key, ...shown } = created.body as { key: string; id: string };
+    server.issuedKeys.push(key);
+    const [createdEvent] = await told(from, 1);
+    assert.equal(createdEvent?.type, 'key.created');
+    assert.deepEqual(createdEvent?.data, shown);
+    assert.ok(!JSON.stringify(createdEvent).includes(key), 'the key itself is never told');
+
+    const rotated = await server.admin(admin, `/keys/${shown.id}/rotate`, { method: 'POST' });
+    assert.equal(rotated.status, 201, rotated.text);
+    const successor = rotated.body as { id: string; key: string };
+    server.issuedKeys.push(successor.key);
+    const [rotatedEvent] = await told(from + 1, 1);
+    assert.equal(rotatedEvent?.type, 'key.rotated');
+    assert.deepEqual([rotatedEvent?.data.id, rotatedEvent?.data.replacedBy], [shown.id, successor.id]);
+
+    // Revoking the first key revokes its successor with it: each is told.
+    const revoked = await server.admin(admin, `/keys/${shown.id}/revoke`, { method: 'POST' });
+    assert.equal(revoked.status, 200, revoked.text);
+    const revokedEvents = await told(from + 2, 2);
+    assert.deepEqual(
+      revokedEvents.map((event) => [event.type, event.data.id, event.data.state]).sort(),
+      [
+        ['key.revoked', shown.id, 'revoked'],
+        ['key.revoked', successor.id, 'revoked'],
+      ].sort(),
+    );
+    // Revoked again, nothing changes and nothing is told.
+    await server.admin(admin, `/keys/${shown.id}/revoke`, { method: 'POST' });
+    const other = await server.admin(admin, '/keys', {
+      method: 'POST',
+      json: { plan: 'free', name: 'marker' },
+    });
+    server.issuedKeys.push((other.body as { key: string }).key);
+    const [marker] = await told(from + 4, 1);
+    assert.deepEqual([marker?.type, marker?.data.name], ['key.created', 'marker']);
+  });
+
+  test('domain.verified, domain.certificate_failed, domain.misconfigured and domain.removed follow its checks', async () => {
+    const name = 'shop.hooks.test';
+    const status = async () => (await server.admin(admin, `/domains/${name}`)).body as DomainView;
+    const checkNow = () => server.deps.domains.checks.runNow();
+    const from = receiver.received.length;
+    const added = await server.admin(admin, '/domains', { method: 'POST', json: { name } });
+    assert.equal(added.status, 201, added.text);
+    await checkNow();
+    assert.equal((await status()).state, 'pending', 'pending tells nothing');
+
+    dns.zone.set(name, { CNAME: TARGET });
+    clock.at += MINUTE;
+    await checkNow();
+    const verified = await status();
+    assert.equal(verified.state, 'verified', verified.reason);
+    const [verifiedEvent] = await told(from, 1);
+    assert.equal(verifiedEvent?.type, 'domain.verified');
+    assert.deepEqual(verifiedEvent?.data, verified);
+
+    // Verified for 30 minutes, and no certificate is served.
+    for (let minute = 0; minute < 40 && (await status()).state !== 'certificate_failed'; minute += 1) {
+      clock.at += MINUTE;
+      await checkNow();
+    }
+    assert.equal((await status()).state, 'certificate_failed');
+    const [failedEvent] = await told(from + 1, 1);
+    assert.deepEqual(
+      [failedEvent?.type, failedEvent?.data.state],
+      ['domain.certificate_failed', 'certificate_failed'],
+    );
+
+    dns.zone.set(name, { CNAME: 'elsewhere.example.test' });
+    clock.at += 24 * 60 * MINUTE;
+    await checkNow();
+    assert.equal((await status()).state, 'misconfigured');
+    const [misconfigured] = await told(from + 2, 1);
+    assert.deepEqual([misconfigured?.type, misconfigured?.data.name], ['domain.misconfigured', name]);
+
+    const removed = await server.admin(admin, `/domains/${name}`, { method: 'DELETE' });
+    assert.equal(removed.status, 200, removed.text);
+    const [removedEvent] = await told(from + 3, 1);
+    assert.deepEqual([removedEvent?.type, removedEvent?.data.name], ['domain.removed', name]);
+  });
+});
