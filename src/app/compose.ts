@@ -2,15 +2,20 @@ import { createAdminAuthenticator } from '../admin/index.js';
 import { type Clock, systemClock } from '../clock/index.js';
 import { type Config, ConfigError, readConfigFile } from '../config/index.js';
 import { type DomainsConfig, ownHosts, parseDomains, startDomains } from '../domains/index.js';
-import { createAuthenticator } from '../keys/index.js';
+import { type ApiKeyRecord, createAuthenticator, keyView } from '../keys/index.js';
 import { createOutageLog, type Logger, printableUrl, warnUnlessOutage } from '../log/index.js';
 import { createMetrics, type Metrics, timed } from '../metrics/index.js';
-import { createRateLimiter, createRateLimitStore, type RateLimitStore } from '../ratelimit/index.js';
+import {
+  createRateLimiter,
+  createRateLimitStore,
+  limitsFor,
+  type RateLimitStore,
+} from '../ratelimit/index.js';
 import { createRequestLog, type RequestLog } from '../request-log/index.js';
 import { createStorage, openRequestLogStore, type Storage } from '../storage/index.js';
 import { createTracing, type Tracing } from '../tracing/index.js';
 import { createUsageRecorder } from '../usage/index.js';
-import { startWebhooks, type Webhooks } from '../webhooks/index.js';
+import { type EventType, startWebhooks, storedEvent, type Webhooks } from '../webhooks/index.js';
 import type { AppDeps } from './app.js';
 
 /** What tests may replace; production uses the defaults. */
@@ -114,6 +119,21 @@ export async function composeApp(
   let webhooks: Webhooks | undefined;
   const store =
     options.rateLimitStore ?? createRateLimitStore(config.rateLimitStore, { logger, metrics, tracing });
+  /** A key as the admin API shows it: the `data` of the operator events below. */
+  const shownKey = (key: ApiKeyRecord) => keyView(key, clock.now(), limitsFor(config.rateLimit, key));
+  /**
+   * An operator event that no change of ours carries in its transaction (a ban and a day window live in the
+   * rate limiter's store): kept on its own, then sent. One that cannot be kept is logged, never a request's
+   * failure.
+   */
+  const tell = (type: EventType, data: unknown) => {
+    storage.webhooks.publish(storedEvent(type, data, clock.now())).then(
+      (kept) => {
+        if (kept > 0) webhooks?.dispatcher.wake();
+      },
+      (error: unknown) => warnUnlessOutage(logger, error, 'could not keep a webhook event', { type }),
+    );
+  };
   try {
     await store.connect();
     const limiter = createRateLimiter({
@@ -123,12 +143,23 @@ export async function composeApp(
       logger,
       // Kept beside the keys for operators; a ban that could not be recorded still holds in the store.
       onBan: (key, until) => {
-        storage.apiKeys
-          .recordBan(key.budgetId, new Date(until).toISOString())
-          .catch((error: unknown) =>
-            warnUnlessOutage(logger, error, 'could not record a ban', { keyId: key.id }),
-          );
+        const bannedUntil = new Date(until).toISOString();
+        storage.apiKeys.recordBan(key.budgetId, bannedUntil).then(
+          () => tell('key.banned', shownKey({ ...key, bannedUntil })),
+          (error: unknown) => warnUnlessOutage(logger, error, 'could not record a ban', { keyId: key.id }),
+        );
       },
+      onDayThreshold: (key, percent, day) =>
+        tell('key.usage_threshold', {
+          ...shownKey(key),
+          usage: {
+            window: 'day',
+            threshold: percent,
+            used: day.limit - day.remaining,
+            limit: day.limit,
+            resetsAt: new Date(day.resetAt).toISOString(),
+          },
+        }),
     });
     const authenticator = createAuthenticator({
       apiKeys: storage.apiKeys,

@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
 import { addressSubject } from './address.js';
 import { type Limits, limitsFor, type RateLimitPolicy } from './policy.js';
-import type { Decision, RateLimitStore } from './store.js';
+import type { Decision, RateLimitStore, WindowState } from './store.js';
 
 export interface RateLimiter {
   /** Counts a request of an authenticated key, in its budget (shared by the keys a rotation links). */
@@ -45,6 +45,11 @@ export function createRateLimiter(deps: {
   logger: Logger;
   /** Told when a budget's ban starts and until when (epoch ms), so operators can see it. */
   onBan?: (key: ApiKeyRecord, until: number) => void;
+  /**
+   * Told when a request takes a budget's day window to 80% or 100% of its limit: the one request that reaches
+   * it, so once each a day (across instances too, since the store counts for all of them).
+   */
+  onDayThreshold?: (key: ApiKeyRecord, percent: 80 | 100, day: WindowState) => void;
 }): RateLimiter {
   const { store, policy, clock, logger } = deps;
   // A key's subject and limits, made once per record (records are replaced when keys reload).
@@ -58,7 +63,17 @@ export function createRateLimiter(deps: {
     return known;
   };
 
-  function logBan(key: ApiKeyRecord, decision: Decision): Decision {
+  /** What a decision tells beyond its answer: a ban that starts, a day window that reaches a threshold. */
+  function tell(key: ApiKeyRecord, decision: Decision): Decision {
+    if (decision.kind === 'allowed') {
+      if (deps.onDayThreshold !== undefined) {
+        const { day } = decision;
+        const used = day.limit - day.remaining;
+        if (used === day.limit) deps.onDayThreshold(key, 100, day);
+        else if (used === Math.ceil(day.limit * 0.8)) deps.onDayThreshold(key, 80, day);
+      }
+      return decision;
+    }
     if (decision.kind === 'limited' && decision.banStarted) {
       // On the store's clock, as the ban itself.
       const until = decision.now + policy.ban.durationMs;
@@ -76,8 +91,8 @@ export function createRateLimiter(deps: {
       const { subject, limits } = subjectOf(key);
       const decision = store.hit(subject, limits, clock.now(), policy.ban);
       return decision instanceof Promise
-        ? decision.then((settled) => logBan(key, settled))
-        : logBan(key, decision);
+        ? decision.then((settled) => tell(key, settled))
+        : tell(key, decision);
     },
     peekKey(key) {
       const { subject, limits } = subjectOf(key);

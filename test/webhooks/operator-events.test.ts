@@ -43,6 +43,8 @@ describe('operators hear of keys and custom domains from the changes themselves'
           'key.created',
           'key.rotated',
           'key.revoked',
+          'key.usage_threshold',
+          'key.banned',
           'domain.verified',
           'domain.misconfigured',
           'domain.certificate_failed',
@@ -106,6 +108,39 @@ describe('operators hear of keys and custom domains from the changes themselves'
     server.issuedKeys.push((other.body as { key: string }).key);
     const [marker] = await told(from + 4, 1);
     assert.deepEqual([marker?.type, marker?.data.name], ['key.created', 'marker']);
+  });
+
+  test('key.usage_threshold at 80% and 100% of the day, then key.banned, from real traffic', async () => {
+    const made = await server.admin(admin, '/keys', {
+      method: 'POST',
+      json: { plan: 'enterprise', name: 'busy', perMinute: 5, perDay: 5 },
+    });
+    assert.equal(made.status, 201, made.text);
+    const { key, id } = made.body as { key: string; id: string };
+    server.issuedKeys.push(key);
+    const from = receiver.received.length + 1;
+    await told(from - 1, 1);
+    const asKey = { headers: { authorization: `Bearer ${key}` } };
+    // The server sees a key made through its own admin API at once; a 401 would count nothing anyway.
+    const statuses: number[] = [];
+    for (let sent = 0; sent < 70; sent += 1)
+      statuses.push((await server.call('/v1/categories', asKey)).status);
+    assert.deepEqual(statuses.slice(0, 5), [200, 200, 200, 200, 200]);
+    assert.equal(statuses[5], 429);
+    const events = await told(from, 3);
+    const usage = (event: Told | undefined) =>
+      event?.data.usage as { threshold: number; used: number } | undefined;
+    const thresholds = events.filter((event) => event.type === 'key.usage_threshold');
+    assert.deepEqual(
+      thresholds.map((event) => [event.data.id, usage(event)?.threshold, usage(event)?.used]).sort(),
+      [
+        [id, 100, 5],
+        [id, 80, 4],
+      ],
+    );
+    const banned = events.find((event) => event.type === 'key.banned');
+    assert.deepEqual([banned?.data.id, banned?.data.state], [id, 'banned']);
+    assert.ok(statuses.at(-1) === 429 || statuses.at(-1) === 403, `banned: ${statuses.at(-1)}`);
   });
 
   test('domain.verified, domain.certificate_failed, domain.misconfigured and domain.removed follow its checks', async () => {
