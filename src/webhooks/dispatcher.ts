@@ -173,7 +173,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function claim(): Promise<DueDelivery[]> {
     const room = Math.min(concurrency - underWay.size, pace.allowed());
     if (room <= 0 || stopped) {
-      // Held back by the pace: look again once it allows one more.
+      // Held back by the pace: look again once it allows the next batch.
       if (!stopped && underWay.size < concurrency && paceTimer === undefined) {
         paceTimer = setTimeout(() => {
           paceTimer = undefined;
@@ -250,10 +250,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
 /**
  * The pace of attempts: unbounded while the API is idle; while it is being served (its answer count grew
- * within the last 100 ms), a token bucket of `rate` a second that holds at most a second's worth, spent ten
- * at a time.
+ * within the last 100 ms), a token bucket of `rate` a second that holds at most a second's worth, spent a
+ * batch (20, or `rate` if less) at a time.
  */
 function createPace(answered: (() => number) | undefined, rate: number) {
+  const batch = Math.min(SERVING_BATCH, rate);
   let lastCount = answered?.() ?? 0;
   let lastAnswerAt = Number.NEGATIVE_INFINITY;
   let tokens = rate;
@@ -274,14 +275,14 @@ function createPace(answered: (() => number) | undefined, rate: number) {
       tokens = Math.min(rate, tokens + ((now - refilledAt) * rate) / 1000);
       refilledAt = now;
       if (!serving(now)) return Number.POSITIVE_INFINITY;
-      return tokens >= SERVING_BATCH ? Math.floor(tokens) : 0;
+      return tokens >= batch ? Math.floor(tokens) : 0;
     },
     took(count: number): void {
       tokens = Math.max(0, tokens - count);
     },
     /** Milliseconds until the next batch is allowed while serving. */
     waitMs(): number {
-      return Math.max(1, Math.ceil(((SERVING_BATCH - tokens) * 1000) / rate));
+      return Math.max(1, Math.ceil(((batch - tokens) * 1000) / rate));
     },
   };
 }

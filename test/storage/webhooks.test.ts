@@ -289,6 +289,13 @@ for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
         failedAttempt(c, 1, now + 30, now + 5_000),
       ]);
       assert.equal((await storage.webhooks.getEndpoint(target.id))?.failingSince, now + 30);
+      // The same attempt again, from an instance whose lease ran out mid-attempt: the first record stands,
+      // and the others of its batch are kept.
+      const secondTry = delivered(d, now + 60);
+      await storage.webhooks.recordAttempts([
+        failedAttempt(b, 1, now + 50, now + 5_000),
+        { ...secondTry, attempt: { ...secondTry.attempt, attempt: 2 } },
+      ]);
       const states = await Promise.all(due.map((delivery) => storage.webhooks.getDelivery(delivery.id)));
       assert.deepEqual(
         states.map((delivery) => [delivery?.state, delivery?.attempts]),
@@ -296,8 +303,12 @@ for (const [kind, fresh] of Object.entries(FRESH_STORES)) {
           ['pending', 1],
           ['delivered', 1],
           ['pending', 1],
-          ['pending', 1],
+          ['delivered', 2],
         ],
+      );
+      assert.deepEqual(
+        (await storage.webhooks.listAttempts(b)).map((attempt) => attempt.status),
+        [200],
       );
       await storage.webhooks.deleteEndpoint(target.id, audited('webhook.deleted', target.id));
     });

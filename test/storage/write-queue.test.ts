@@ -48,3 +48,30 @@ test('a write is not answered before its transaction committed', async (t) => {
   await pending;
   assert.equal(count.get(), 1, 'another connection sees the row once the promise resolved');
 });
+
+test('a batch of only writes a crash may lose commits without an fsync; any durable write in it keeps FULL', async (t) => {
+  const { dir, remove } = tempDir();
+  t.after(remove);
+  const { db } = openSqliteDatabase(path.join(dir, 'q.db'), { dataDir: dir });
+  t.after(() => db.close());
+  const queue = new WriteQueue(db);
+  const level = () => db.pragma('synchronous', { simple: true }) as number;
+  const NORMAL = 1;
+  const FULL = 2;
+  const insert = db.prepare('INSERT INTO categories (name) VALUES (?)');
+  /** Inserts `name`, and says the safety level the write ran at. */
+  const write = (name: string) => () => {
+    insert.run(name);
+    return level();
+  };
+
+  const lazy = await queue.run(write('lease'), { durable: false });
+  assert.deepEqual([lazy, level()], [NORMAL, FULL], 'NORMAL inside, FULL again after');
+  const mixed = await Promise.all([queue.run(() => level(), { durable: false }), queue.run(write('order'))]);
+  assert.deepEqual([...mixed, level()], [FULL, FULL, FULL]);
+  // A batch whose commit fails is rolled back, and FULL is set again all the same.
+  const failing = queue.run(() => db.exec('COMMIT'), { durable: false });
+  await assert.rejects(failing);
+  assert.deepEqual([db.inTransaction, level()], [false, FULL]);
+  assert.deepEqual(db.prepare('SELECT name FROM categories ORDER BY id').pluck().all(), ['lease', 'order']);
+});

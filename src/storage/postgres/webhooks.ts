@@ -35,6 +35,7 @@ const ENQUEUE = `
   ), event AS (
     INSERT INTO webhook_events (id, type, created_at, payload)
     SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM targets)
+    ON CONFLICT (id) DO NOTHING
     RETURNING id
   )
   INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, tries, next_attempt_at, created_at, updated_at)
@@ -100,13 +101,16 @@ export function postgresWebhooks(
   async function recordDelivery(client: Queryable, outcome: AttemptOutcome): Promise<string | undefined> {
     const { attempt } = outcome;
     const { deliveryId } = attempt;
-    const { rows } = await client.query<{ endpoint_id: string }>(
-      'SELECT endpoint_id FROM webhook_deliveries WHERE id = $1 FOR UPDATE',
+    const { rows } = await client.query<{ endpoint_id: string; attempts: number }>(
+      'SELECT endpoint_id, attempts FROM webhook_deliveries WHERE id = $1 FOR UPDATE',
       [deliveryId],
     );
-    // Deleted with its endpoint while the attempt was under way: nothing is left to keep it in.
-    const endpoint = rows[0]?.endpoint_id;
-    if (endpoint === undefined) return undefined;
+    const delivery = rows[0];
+    // Deleted with its endpoint while the attempt was under way: nothing is left to keep it in. Or this
+    // attempt is kept already: an instance whose lease ran out mid-attempt sent it again, and the first
+    // record stands.
+    if (delivery === undefined || delivery.attempts >= attempt.attempt) return undefined;
+    const endpoint = delivery.endpoint_id;
     await client.query(
       `INSERT INTO webhook_attempts (delivery_id, attempt, at, status, latency_ms, excerpt, error, next_attempt_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,

@@ -51,7 +51,7 @@ function prepareStatements(db: Database) {
     'SELECT id FROM webhook_endpoints WHERE id = ?',
   );
   const insertEvent = db.prepare<[string, string, number, string]>(
-    'INSERT INTO webhook_events (id, type, created_at, payload) VALUES (?, ?, ?, ?)',
+    'INSERT OR IGNORE INTO webhook_events (id, type, created_at, payload) VALUES (?, ?, ?, ?)',
   );
   const insertDelivery = db.prepare<[{ eventId: string; endpointId: string; at: number }]>(
     `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, tries, next_attempt_at, created_at, updated_at)
@@ -89,8 +89,8 @@ function prepareStatements(db: Database) {
        next_attempt_at = @nextAttemptAt, lease_until = NULL, last_status = @status, updated_at = @at
      WHERE id = @deliveryId`,
   );
-  const endpointOf = db.prepare<[number], { endpoint_id: string }>(
-    'SELECT endpoint_id FROM webhook_deliveries WHERE id = ?',
+  const endpointOf = db.prepare<[number], { endpoint_id: string; attempts: number }>(
+    'SELECT endpoint_id, attempts FROM webhook_deliveries WHERE id = ?',
   );
   const succeeded = db.prepare<[string]>('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?');
   const failed = db.prepare<[number, string]>(
@@ -182,7 +182,9 @@ export function sqliteWebhooks(
             .map((row) => row.id);
     if (targets.length === 0) return 0;
     const event = make();
-    statements().insertEvent.run(event.id, event.type, event.createdAt, event.payload);
+    // An event whose id the outbox holds already was kept by another look (`storedEvent`'s `id`).
+    if (statements().insertEvent.run(event.id, event.type, event.createdAt, event.payload).changes === 0)
+      return 0;
     for (const target of targets)
       statements().insertDelivery.run({ eventId: event.id, endpointId: target, at: event.createdAt });
     return targets.length;
@@ -192,9 +194,12 @@ export function sqliteWebhooks(
   function recordOne(outcome: AttemptOutcome): void {
     const { attempt } = outcome;
     const { deliveryId } = attempt;
-    // Deleted with its endpoint while the attempt was under way: nothing is left to keep it in.
-    const endpoint = statements().endpointOf.get(deliveryId)?.endpoint_id;
-    if (endpoint === undefined) return;
+    const delivery = statements().endpointOf.get(deliveryId);
+    // Deleted with its endpoint while the attempt was under way: nothing is left to keep it in. Or this
+    // attempt is kept already: an instance whose lease ran out mid-attempt sent it again, and the first
+    // record stands.
+    if (delivery === undefined || delivery.attempts >= attempt.attempt) return;
+    const endpoint = delivery.endpoint_id;
     statements().insertAttempt.run(attempt);
     statements().afterAttempt.run({
       deliveryId,

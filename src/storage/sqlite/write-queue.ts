@@ -29,8 +29,6 @@ export class WriteQueue {
   readonly #savepoint: Statement;
   readonly #release: Statement;
   readonly #rollbackTo: Statement;
-  readonly #lazy: Statement;
-  readonly #full: Statement;
   #pending: PendingWrite[] = [];
   #scheduled = false;
 
@@ -42,8 +40,6 @@ export class WriteQueue {
     this.#savepoint = db.prepare('SAVEPOINT write');
     this.#release = db.prepare('RELEASE write');
     this.#rollbackTo = db.prepare('ROLLBACK TO write');
-    this.#lazy = db.prepare('PRAGMA synchronous = NORMAL');
-    this.#full = db.prepare('PRAGMA synchronous = FULL');
   }
 
   /**
@@ -88,12 +84,18 @@ export class WriteQueue {
   }
 
   #runBatch(batch: PendingWrite[]): Settled[] {
+    // Set each time, not prepared: SQLite runs a PRAGMA that sets a value when it prepares it, and refuses to
+    // change the safety level inside a transaction.
     const lazy = batch.every((write) => !write.durable);
-    if (lazy) this.#lazy.run();
+    if (lazy) this.#db.pragma('synchronous = NORMAL');
     try {
       return this.#runTransaction(batch);
+    } catch (error) {
+      // Rolled back here, so that FULL can be set again below.
+      if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+      throw error;
     } finally {
-      if (lazy) this.#full.run();
+      if (lazy) this.#db.pragma('synchronous = FULL');
     }
   }
 
