@@ -55,6 +55,7 @@ import {
 import {
   type Authenticator,
   createKeyManager,
+  type ExpiryNotices,
   identifyCaller,
   type KeyManager,
   keyView,
@@ -97,6 +98,8 @@ export interface AppDeps {
   requestLog: RequestLog | undefined;
   /** The webhook endpoints and the dispatcher of their outbox; started by the caller, closed by the app. */
   webhooks: Webhooks;
+  /** `key.expiring`, a week and a day before each key's expiry; started by the caller, stopped by the app. */
+  keyNotices: ExpiryNotices;
 }
 
 /**
@@ -337,6 +340,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     stopPurging();
     await deps.domains.close();
+    await deps.keyNotices.stop();
     // Before storage closes: the attempts under way are kept.
     await deps.webhooks.close();
     authenticator.stop();

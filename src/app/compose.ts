@@ -2,7 +2,13 @@ import { createAdminAuthenticator } from '../admin/index.js';
 import { type Clock, systemClock } from '../clock/index.js';
 import { type Config, ConfigError, readConfigFile } from '../config/index.js';
 import { type DomainsConfig, ownHosts, parseDomains, startDomains } from '../domains/index.js';
-import { type ApiKeyRecord, createAuthenticator, keyView } from '../keys/index.js';
+import {
+  type ApiKeyRecord,
+  createAuthenticator,
+  type ExpiryNotices,
+  keyView,
+  startExpiryNotices,
+} from '../keys/index.js';
 import { createOutageLog, type Logger, printableUrl, warnUnlessOutage } from '../log/index.js';
 import { createMetrics, type Metrics, timed } from '../metrics/index.js';
 import {
@@ -15,7 +21,13 @@ import { createRequestLog, type RequestLog } from '../request-log/index.js';
 import { createStorage, openRequestLogStore, type Storage } from '../storage/index.js';
 import { createTracing, type Tracing } from '../tracing/index.js';
 import { createUsageRecorder } from '../usage/index.js';
-import { type EventType, startWebhooks, storedEvent, type Webhooks } from '../webhooks/index.js';
+import {
+  type EventType,
+  type StoredEvent,
+  startWebhooks,
+  storedEvent,
+  type Webhooks,
+} from '../webhooks/index.js';
 import type { AppDeps } from './app.js';
 
 /** What tests may replace; production uses the defaults. */
@@ -117,6 +129,7 @@ export async function composeApp(
   if (storage.poolStats !== undefined) metrics.watchPool(storage.poolStats);
   let requestLog: RequestLog | undefined;
   let webhooks: Webhooks | undefined;
+  let keyNotices: ExpiryNotices | undefined;
   const store =
     options.rateLimitStore ?? createRateLimitStore(config.rateLimitStore, { logger, metrics, tracing });
   /** A key as the admin API shows it: the `data` of the operator events below. */
@@ -126,12 +139,14 @@ export async function composeApp(
    * rate limiter's store): kept on its own, then sent. One that cannot be kept is logged, never a request's
    * failure.
    */
+  const publish = async (event: StoredEvent) => {
+    const kept = await storage.webhooks.publish(event);
+    if (kept > 0) webhooks?.dispatcher.wake();
+    return kept;
+  };
   const tell = (type: EventType, data: unknown) => {
-    storage.webhooks.publish(storedEvent(type, data, clock.now())).then(
-      (kept) => {
-        if (kept > 0) webhooks?.dispatcher.wake();
-      },
-      (error: unknown) => warnUnlessOutage(logger, error, 'could not keep a webhook event', { type }),
+    publish(storedEvent(type, data, clock.now())).catch((error: unknown) =>
+      warnUnlessOutage(logger, error, 'could not keep a webhook event', { type }),
     );
   };
   try {
@@ -195,6 +210,7 @@ export async function composeApp(
       logger,
       answered: () => metrics.answers.count,
     });
+    keyNotices = startExpiryNotices({ apiKeys: storage.apiKeys, publish, view: shownKey, clock, logger });
     return {
       config,
       logger,
@@ -209,8 +225,10 @@ export async function composeApp(
       domains,
       requestLog,
       webhooks,
+      keyNotices,
     };
   } catch (error) {
+    await keyNotices?.stop();
     await webhooks?.close();
     await requestLog?.stop();
     await store.close();

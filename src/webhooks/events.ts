@@ -28,18 +28,23 @@ export const EVENT_API_VERSION = 'v1';
 
 /**
  * An event about to be kept in the outbox: a new id (`evt_` and 128 random bits), and its body as every
- * delivery of it sends it.
+ * delivery of it sends it. An `id` given instead (`evt_` and 32 hex digits) makes the event one the outbox
+ * keeps once: a second event with that id is dropped, whoever makes it.
  */
-export function storedEvent(type: EventType, data: unknown, at: number): StoredEvent {
-  return storedEventOfJson(type, JSON.stringify(data), at);
+export function storedEvent(type: EventType, data: unknown, at: number, id?: string): StoredEvent {
+  return storedEventOfJson(type, JSON.stringify(data), at, id);
 }
 
 /**
  * `storedEvent` of data already written as JSON: a create's answer body, so that `data` is byte for byte what
  * `/v1` answered, and is not serialized twice.
  */
-export function storedEventOfJson(type: EventType, dataJson: string, at: number): StoredEvent {
-  const id = `evt_${randomUUID().replaceAll('-', '')}`;
+export function storedEventOfJson(
+  type: EventType,
+  dataJson: string,
+  at: number,
+  id = `evt_${randomUUID().replaceAll('-', '')}`,
+): StoredEvent {
   const createdAt = new Date(at).toISOString();
   // The fields of `WebhookEvent`, in its order.
   const payload = `{"id":"${id}","type":"${type}","createdAt":"${createdAt}","apiVersion":"${EVENT_API_VERSION}","data":${dataJson}}`;

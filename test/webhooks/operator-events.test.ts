@@ -21,6 +21,7 @@ describe('operators hear of keys and custom domains from the changes themselves'
   let receiver: WebhookReceiver;
   let server: TestServer;
   let admin = '';
+  let endpointId = '';
   before(async () => {
     dns = await startDnsServer(new Map([[TARGET, { A: ['127.0.0.1'] }]]));
     receiver = await startWebhookReceiver();
@@ -45,6 +46,7 @@ describe('operators hear of keys and custom domains from the changes themselves'
           'key.revoked',
           'key.usage_threshold',
           'key.banned',
+          'key.expiring',
           'domain.verified',
           'domain.misconfigured',
           'domain.certificate_failed',
@@ -53,6 +55,7 @@ describe('operators hear of keys and custom domains from the changes themselves'
       },
     });
     assert.equal(made.status, 201, made.text);
+    endpointId = (made.body as { id: string }).id;
   });
   after(async () => {
     await server?.close();
@@ -60,9 +63,17 @@ describe('operators hear of keys and custom domains from the changes themselves'
     await dns?.close();
   });
 
-  /** The next `count` events to arrive after the first `from`, in the order they were made. */
+  /**
+   * The `count` events that arrived after the first `from`, once every delivery is recorded: the test moves
+   * the clock next, and a delivery still leased when it jumps would be claimed and sent again.
+   */
   async function told(from: number, count: number): Promise<Told[]> {
     await receiver.arrived(from + count);
+    for (;;) {
+      const pending = await server.admin(admin, `/webhooks/${endpointId}/deliveries?state=pending`);
+      if ((pending.body as unknown[]).length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     return receiver.received.slice(from, from + count).map((received) => JSON.parse(received.body) as Told);
   }
 
@@ -111,6 +122,7 @@ describe('operators hear of keys and custom domains from the changes themselves'
   });
 
   test('key.usage_threshold at 80% and 100% of the day, then key.banned, from real traffic', async () => {
+    const created = receiver.received.length;
     const made = await server.admin(admin, '/keys', {
       method: 'POST',
       json: { plan: 'enterprise', name: 'busy', perMinute: 5, perDay: 5 },
@@ -118,8 +130,8 @@ describe('operators hear of keys and custom domains from the changes themselves'
     assert.equal(made.status, 201, made.text);
     const { key, id } = made.body as { key: string; id: string };
     server.issuedKeys.push(key);
-    const from = receiver.received.length + 1;
-    await told(from - 1, 1);
+    await told(created, 1);
+    const from = created + 1;
     const asKey = { headers: { authorization: `Bearer ${key}` } };
     // The server sees a key made through its own admin API at once; a 401 would count nothing anyway.
     const statuses: number[] = [];
@@ -141,6 +153,34 @@ describe('operators hear of keys and custom domains from the changes themselves'
     const banned = events.find((event) => event.type === 'key.banned');
     assert.deepEqual([banned?.data.id, banned?.data.state], [id, 'banned']);
     assert.ok(statuses.at(-1) === 429 || statuses.at(-1) === 403, `banned: ${statuses.at(-1)}`);
+  });
+
+  test('key.expiring a week and a day before the expiry, each once, whichever instance looks', async () => {
+    const expiresAt = new Date(clock.at + 3 * 24 * 60 * MINUTE).toISOString();
+    const created = receiver.received.length;
+    const made = await server.admin(admin, '/keys', {
+      method: 'POST',
+      json: { plan: 'free', name: 'short-lived', expiresAt },
+    });
+    assert.equal(made.status, 201, made.text);
+    const { key, id } = made.body as { key: string; id: string };
+    server.issuedKeys.push(key);
+    await told(created, 1);
+    const from = created + 1;
+
+    const notice = (event: Told | undefined) => [
+      event?.type,
+      event?.data.id,
+      event?.data.expiresAt,
+      event?.data.expiresWithin,
+    ];
+    assert.equal(await server.deps.keyNotices.runNow(), 1);
+    assert.equal(await server.deps.keyNotices.runNow(), 0, 'told once');
+    assert.deepEqual(notice((await told(from, 1))[0]), ['key.expiring', id, expiresAt, '7d']);
+    clock.at += 2.5 * 24 * 60 * MINUTE;
+    assert.equal(await server.deps.keyNotices.runNow(), 1);
+    assert.equal(await server.deps.keyNotices.runNow(), 0, 'told once');
+    assert.deepEqual(notice((await told(from + 1, 1))[0]), ['key.expiring', id, expiresAt, '1d']);
   });
 
   test('domain.verified, domain.certificate_failed, domain.misconfigured and domain.removed follow its checks', async () => {
