@@ -134,16 +134,16 @@ export async function composeApp(
     options.rateLimitStore ?? createRateLimitStore(config.rateLimitStore, { logger, metrics, tracing });
   /** A key as the admin API shows it: the `data` of the operator events below. */
   const shownKey = (key: ApiKeyRecord) => keyView(key, clock.now(), limitsFor(config.rateLimit, key));
-  /**
-   * An operator event that no change of ours carries in its transaction (a ban and a day window live in the
-   * rate limiter's store): kept on its own, then sent. One that cannot be kept is logged, never a request's
-   * failure.
-   */
+  /** Keeps an event in a transaction of its own, and has it sent now if an endpoint takes it. */
   const publish = async (event: StoredEvent) => {
     const kept = await storage.webhooks.publish(event);
     if (kept > 0) webhooks?.dispatcher.wake();
     return kept;
   };
+  /**
+   * An operator event that no change of ours carries in its transaction (a ban and a day window live in the
+   * rate limiter's store). One that cannot be kept is logged, never a request's failure.
+   */
   const tell = (type: EventType, data: unknown) => {
     publish(storedEvent(type, data, clock.now())).catch((error: unknown) =>
       warnUnlessOutage(logger, error, 'could not keep a webhook event', { type }),
