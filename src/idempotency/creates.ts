@@ -17,7 +17,7 @@ import { type EventType, type PendingEvent, storedEventOfJson } from '../webhook
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The webhook event each create tells of; its `data` is the create's answer body. */
-export const CREATE_EVENTS = {
+const CREATE_EVENTS = {
   createCategory: 'category.created',
   createPet: 'pet.created',
   placeOrder: 'order.placed',

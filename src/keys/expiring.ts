@@ -6,7 +6,7 @@ import { type StoredEvent, storedEvent } from '../webhooks/index.js';
 import type { ApiKeyRecord, ApiKeyRepository } from './record.js';
 
 /** The notices `key.expiring` gives before a key's expiry: a week, then a day. */
-export const EXPIRY_NOTICES = [
+const EXPIRY_NOTICES = [
   { within: '1d', ms: 86_400_000 },
   { within: '7d', ms: 7 * 86_400_000 },
 ] as const;
@@ -26,7 +26,7 @@ export interface ExpiryNotices {
  * The notice a key is due at `now`, if any: the nearest window its expiry is within. A key revoked, already
  * expired, or rotated (its end is the grace period its operator chose) gets none.
  */
-export function dueNotice(record: ApiKeyRecord, now: number): (typeof EXPIRY_NOTICES)[number] | undefined {
+function dueNotice(record: ApiKeyRecord, now: number): (typeof EXPIRY_NOTICES)[number] | undefined {
   if (record.expiresAt === null || record.revokedAt !== null || record.replacedBy !== null) return undefined;
   const left = Date.parse(record.expiresAt) - now;
   if (left <= 0) return undefined;

@@ -1,5 +1,5 @@
 export { type Authenticator, createAuthenticator } from './authenticator.js';
-export { dueNotice, EXPIRY_NOTICES, type ExpiryNotices, startExpiryNotices } from './expiring.js';
+export { type ExpiryNotices, startExpiryNotices } from './expiring.js';
 export {
   ADMIN_TOKEN_PATTERN,
   adminTokenPrefix,
