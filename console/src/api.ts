@@ -6,16 +6,25 @@ import type {
   ApiKeyChange,
   ApiKeyCreated,
   AuditEvent,
+  DeliveryState,
   Domain,
   DomainRemoval,
   DomainSettings,
+  EventType,
   Granularity,
   KeyUsage,
   NewApiKey,
   NewDomain,
+  NewWebhook,
   Session,
   SessionStarted,
   UsageSeries,
+  Webhook,
+  WebhookChange,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookTestSent,
+  WebhookWithSecret,
 } from './types.js';
 
 const ADMIN = '/admin/v1';
@@ -193,6 +202,34 @@ export const api = {
 
   /** Audit events, newest first; `before` pages to older ones. */
   audit: (filter: AuditFilter) => call<AuditEvent[]>(`/audit${query({ ...filter, order: 'desc' })}`),
+
+  listWebhooks: () => call<Webhook[]>('/webhooks'),
+  getWebhook: (webhookId: string) => call<Webhook>(`/webhooks/${id(webhookId)}`),
+  /** Adds an endpoint; its signing secret is in this answer and nowhere after. */
+  createWebhook: (webhook: NewWebhook) =>
+    call<WebhookWithSecret>('/webhooks', { method: 'POST', body: webhook }),
+  updateWebhook: (webhookId: string, change: WebhookChange) =>
+    call<Webhook>(`/webhooks/${id(webhookId)}`, { method: 'PATCH', body: change }),
+  removeWebhook: (webhookId: string) => call<Webhook>(`/webhooks/${id(webhookId)}`, { method: 'DELETE' }),
+  /** A new signing secret; the one before keeps signing beside it for a day. */
+  rotateWebhookSecret: (webhookId: string) =>
+    call<WebhookWithSecret>(`/webhooks/${id(webhookId)}/rotate-secret`, { method: 'POST' }),
+  testWebhook: (webhookId: string, type: EventType) =>
+    call<WebhookTestSent>(`/webhooks/${id(webhookId)}/test`, { method: 'POST', body: { type } }),
+  /** An endpoint's deliveries, newest first; `before` (a delivery id) pages to older ones. */
+  deliveries: (webhookId: string, filter: { state?: DeliveryState; before?: number; limit?: number }) =>
+    call<WebhookDelivery[]>(`/webhooks/${id(webhookId)}/deliveries${query(filter)}`),
+  delivery: (webhookId: string, deliveryId: number) =>
+    call<WebhookDeliveryDetail>(`/webhooks/${id(webhookId)}/deliveries/${deliveryId}`),
+  /** Sends one delivery again, with the same event id. */
+  replayDelivery: (webhookId: string, deliveryId: number) =>
+    call<WebhookDelivery>(`/webhooks/${id(webhookId)}/deliveries/${deliveryId}/replay`, { method: 'POST' }),
+  /** Sends again every failed delivery made since `since`; how many. */
+  replayFailed: (webhookId: string, since: string) =>
+    call<{ replayed: number }>(`/webhooks/${id(webhookId)}/deliveries/replay`, {
+      method: 'POST',
+      body: { since },
+    }),
 
   /** Logged requests, newest first; `cursor` pages to older ones. */
   requests: async (filter: RequestFilter, page: { cursor?: string; limit?: number } = {}) => {

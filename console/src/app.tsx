@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from './api.js';
-import { issuedKey, notice } from './notice.js';
+import { issuedSecret, notice } from './notice.js';
 import { AuditPage } from './pages/audit-page.js';
 import { DomainList } from './pages/domain-list.js';
 import { DomainPage } from './pages/domain-page.js';
@@ -11,6 +11,8 @@ import { RequestPage } from './pages/request-page.js';
 import { RequestsPage } from './pages/requests-page.js';
 import { SignIn } from './pages/sign-in.js';
 import { UsagePage } from './pages/usage-page.js';
+import { WebhookList } from './pages/webhook-list.js';
+import { WebhookPage } from './pages/webhook-page.js';
 import { BASE, href, location, navigate, type Route, routeOf } from './router.js';
 import { session } from './session.js';
 
@@ -19,6 +21,7 @@ const SECTIONS = [
   { label: 'API keys', path: href('keys'), pages: ['keys', 'key'] },
   { label: 'Usage', path: href('usage'), pages: ['usage'] },
   { label: 'Requests', path: href('requests'), pages: ['requests', 'request'] },
+  { label: 'Webhooks', path: href('webhooks'), pages: ['webhooks', 'webhook'] },
   { label: 'Audit', path: href('audit'), pages: ['audit'] },
 ] as const;
 
@@ -44,6 +47,10 @@ function Page({ route }: { route: Route }) {
       return <RequestsPage />;
     case 'request':
       return <RequestPage key={route.id} id={route.id} />;
+    case 'webhooks':
+      return <WebhookList />;
+    case 'webhook':
+      return <WebhookPage key={route.id} id={route.id} />;
     case 'not-found':
       return <NotFound />;
   }
@@ -71,7 +78,7 @@ function Shell() {
   const first = useRef(true);
   useEffect(() => {
     if (notice.value && notice.value.pathname !== pathname) notice.value = null;
-    if (issuedKey.value && issuedKey.value.pathname !== pathname) issuedKey.value = null;
+    if (issuedSecret.value && issuedSecret.value.pathname !== pathname) issuedSecret.value = null;
     if (first.current) {
       first.current = false;
       return;

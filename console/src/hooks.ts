@@ -2,6 +2,12 @@ import type { RefObject } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { inBackground } from './api.js';
 
+/**
+ * How often a page asks again for what changes in the background while it is visible: a domain's checks, an
+ * endpoint's deliveries.
+ */
+export const POLL_MS = 5000;
+
 export interface Loaded<T> {
   data: T | undefined;
   error: Error | undefined;

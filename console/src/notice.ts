@@ -7,7 +7,8 @@ import { signal } from '@preact/signals';
 export const notice = signal<{ text: string; pathname: string } | null>(null);
 
 /**
- * A key just made by a rotation, for the page of the new key that the console goes to: shown there once, and
- * forgotten when the operator chooses Done or leaves that page (the server keeps only its digest).
+ * A secret just made for the page the console goes to: a key made by a rotation (the new key's page), or a
+ * webhook endpoint's signing secret (the endpoint's page). Shown there once, and forgotten when the operator
+ * chooses Done or leaves that page.
  */
-export const issuedKey = signal<{ secret: string; pathname: string } | null>(null);
+export const issuedSecret = signal<{ secret: string; pathname: string } | null>(null);

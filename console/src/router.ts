@@ -14,6 +14,8 @@ export type Route =
   | { page: 'audit' }
   | { page: 'requests' }
   | { page: 'request'; id: string }
+  | { page: 'webhooks' }
+  | { page: 'webhook'; id: string }
   | { page: 'not-found' };
 
 /** The browser's location, as the console reads it: changed by `navigate` and by back and forward. */
@@ -32,6 +34,9 @@ const KEY_ID = /^key_[0-9A-Za-z]{12}$/;
 /** The shape of a request id the request log takes (the admin API's `requestId`). */
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
+/** The shape of a webhook endpoint's id (the admin API's `WebhookParams`). */
+const WEBHOOK_ID = /^we_[0-9a-f]{20}$/;
+
 /** The page of a path such as `/console/keys/key_3fK9x2LmQ8aZ`; the console's home is the domains page. */
 export function routeOf(pathname: string): Route {
   const parts = pathname.replace(/\/+$/, '').split('/').slice(2);
@@ -48,6 +53,9 @@ export function routeOf(pathname: string): Route {
   if (section === 'requests' && item === undefined) return { page: 'requests' };
   if (section === 'requests' && item)
     return REQUEST_ID.test(item) ? { page: 'request', id: item } : { page: 'not-found' };
+  if (section === 'webhooks' && item === undefined) return { page: 'webhooks' };
+  if (section === 'webhooks' && item)
+    return WEBHOOK_ID.test(item) ? { page: 'webhook', id: item } : { page: 'not-found' };
   return { page: 'not-found' };
 }
 

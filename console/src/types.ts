@@ -10,6 +10,13 @@ import type {
   SessionStarted as SessionStartedSchema,
   UsageSeries as UsageSeriesSchema,
 } from '../../src/contract/admin.js';
+import type {
+  WebhookDeliveryDetail as WebhookDeliveryDetailSchema,
+  WebhookDelivery as WebhookDeliverySchema,
+  Webhook as WebhookSchema,
+  WebhookTestSent as WebhookTestSentSchema,
+  WebhookWithSecret as WebhookWithSecretSchema,
+} from '../../src/contract/webhooks.js';
 
 export type {
   ApiKey,
@@ -19,9 +26,11 @@ export type {
   NewApiKey,
   NewDomain,
 } from '../../src/contract/admin.js';
+export type { EventType } from '../../src/contract/event-types.js';
 export type { PlanName, Scope } from '../../src/contract/keys.js';
 /** One answered request, as the request log keeps it for the operator. */
 export type { AdminLoggedRequest } from '../../src/contract/requests.js';
+export type { NewWebhook, WebhookChange } from '../../src/contract/webhooks.js';
 
 export type ApiKeyCreated = Static<typeof ApiKeyCreatedSchema>;
 export type Domain = Static<typeof DomainSchema>;
@@ -36,3 +45,13 @@ export type UsageBucket = UsageSeries['buckets'][number];
 export type Granularity = UsageSeries['granularity'];
 /** One key's use of a day, most used first. */
 export type KeyUsage = Static<typeof KeyUsageSchema>;
+/** A webhook endpoint; its secret is shown once, in {@link WebhookWithSecret}. */
+export type Webhook = Static<typeof WebhookSchema>;
+export type WebhookWithSecret = Static<typeof WebhookWithSecretSchema>;
+/** One event to one endpoint. */
+export type WebhookDelivery = Static<typeof WebhookDeliverySchema>;
+export type DeliveryState = WebhookDelivery['state'];
+/** A delivery with every attempt of it. */
+export type WebhookDeliveryDetail = Static<typeof WebhookDeliveryDetailSchema>;
+export type WebhookAttempt = WebhookDeliveryDetail['log'][number];
+export type WebhookTestSent = Static<typeof WebhookTestSentSchema>;

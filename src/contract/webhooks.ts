@@ -1,29 +1,9 @@
 import { type Static, type TString, Type } from '@sinclair/typebox';
 import { stringEnum } from './enum.js';
+import { EVENT_TYPES } from './event-types.js';
 import { OrNull, Timestamp, TimestampInput } from './fields.js';
 
-/**
- * The events a webhook endpoint can subscribe to (DESIGN.md section 12): a closed list, in the order the
- * guide's catalogue presents them. The resource events first, then the operators'.
- */
-export const EVENT_TYPES = [
-  'category.created',
-  'pet.created',
-  'order.placed',
-  'key.created',
-  'key.rotated',
-  'key.revoked',
-  'key.expiring',
-  'key.banned',
-  'key.usage_threshold',
-  'domain.verified',
-  'domain.misconfigured',
-  'domain.certificate_failed',
-  'domain.removed',
-  'webhook.endpoint_disabled',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from './event-types.js';
 
 /** The most deliveries one request lists, and by default. */
 export const DELIVERY_PAGE = { default: 50, max: 500 } as const;

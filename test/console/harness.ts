@@ -39,17 +39,19 @@ export interface ConsoleHarness {
 
 /**
  * A real server (SQLite) whose domains are checked against a real DNS server, and Chromium with a page on
- * it; `target` is its `DOMAINS_TARGET` (null: unset). `expected` names the answers of 400 and above a test asks for on purpose: a 401 from
- * `GET /admin/v1/sessions/current` is how the console learns nobody is signed in.
+ * it; `target` is its `DOMAINS_TARGET` (null: unset), `env` the rest of its environment. `expected` names
+ * the answers of 400 and above a test asks for on purpose: a 401 from `GET /admin/v1/sessions/current` is
+ * how the console learns nobody is signed in.
  */
 export async function startConsole(
   expected: (status: number, url: string) => boolean = () => false,
-  { target = DNS_TARGET }: { target?: string | null } = {},
+  { target = DNS_TARGET, env = {} }: { target?: string | null; env?: Record<string, string> } = {},
 ): Promise<ConsoleHarness> {
   const dns = await startDnsServer(new Map([[DNS_TARGET, { A: ['127.0.0.1'] }]]));
   const server = await startTestServer({
     ...(target === null ? {} : { DOMAINS_TARGET: target }),
     DNS_RESOLVER: dns.address,
+    ...env,
   });
   const { token } = await server.createAdminToken('console test');
   const browser = await launchBrowser();

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { ApiKey, DomainState } from '../types.js';
+import type { ApiKey, DeliveryState, DomainState, Webhook } from '../types.js';
 
 export type Tone = 'good' | 'warn' | 'bad' | 'neutral' | 'info';
 
@@ -31,4 +31,40 @@ const KEY_STATES: Record<ApiKey['state'], { tone: Tone; label: string }> = {
 export function KeyStateBadge({ state }: { state: ApiKey['state'] }) {
   const { tone, label } = KEY_STATES[state];
   return <Badge tone={tone}>{label}</Badge>;
+}
+
+/** Why an endpoint stopped, in words. */
+const DISABLED: Record<NonNullable<Webhook['disabledReason']>, string> = {
+  manual: 'Disabled',
+  gone: 'Disabled: answered 410 Gone',
+  failing: 'Disabled: failing for 5 days',
+};
+
+/** An endpoint's health: disabled (and why), failing since its last success, or healthy. */
+export function WebhookHealthBadge({ webhook }: { webhook: Webhook }) {
+  if (!webhook.enabled) {
+    const reason = webhook.disabledReason ?? 'manual';
+    return <Badge tone={reason === 'manual' ? 'neutral' : 'bad'}>{DISABLED[reason]}</Badge>;
+  }
+  return webhook.failingSince === null ? (
+    <Badge tone="good">Healthy</Badge>
+  ) : (
+    <Badge tone="warn">Failing</Badge>
+  );
+}
+
+const DELIVERY_STATES: Record<DeliveryState, { tone: Tone; label: string }> = {
+  pending: { tone: 'info', label: 'Pending' },
+  delivered: { tone: 'good', label: 'Delivered' },
+  failed: { tone: 'bad', label: 'Failed' },
+};
+
+/** A delivery's state; a pending one that has been tried is retrying. */
+export function DeliveryStateBadge({ state, attempts }: { state: DeliveryState; attempts: number }) {
+  const { tone, label } = DELIVERY_STATES[state];
+  return (
+    <Badge tone={state === 'pending' && attempts > 0 ? 'warn' : tone}>
+      {state === 'pending' && attempts > 0 ? 'Retrying' : label}
+    </Badge>
+  );
 }

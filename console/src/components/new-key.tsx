@@ -3,16 +3,19 @@ import { useEffect, useRef } from 'preact/hooks';
 import { CopyButton } from './copy-button.js';
 
 /**
- * A key just made (created or rotated), shown this once: the server keeps only its digest. The console
- * forgets it when the operator chooses Done or leaves the page.
+ * A secret just made, shown this once: a key (created or rotated), of which the server keeps only its
+ * digest, or a webhook endpoint's signing secret. The console forgets it when the operator chooses Done or
+ * leaves the page.
  */
 export function NewKey(props: {
   secret: string;
   heading: string;
   onDone: () => void;
+  /** What the secret is, for the copy button's name: `the key` unless said. */
+  what?: string;
   children?: ComponentChildren;
 }) {
-  const { secret, heading, onDone, children } = props;
+  const { secret, heading, onDone, what = 'the key', children } = props;
   const region = useRef<HTMLElement>(null);
   useEffect(() => region.current?.focus(), []);
   return (
@@ -24,7 +27,7 @@ export function NewKey(props: {
       </p>
       <div class="secret">
         <code data-testid="new-key">{secret}</code>
-        <CopyButton value={secret} what="the key" />
+        <CopyButton value={secret} what={what} />
       </div>
       <div class="actions">
         <button type="button" onClick={onDone}>

@@ -7,13 +7,10 @@ import { MissingTarget } from '../components/missing-target.js';
 import { RemoveDomain, removalMessage } from '../components/remove-domain.js';
 import { LoadError, Loading } from '../components/status.js';
 import { formatTime } from '../format.js';
-import { useServerData, useTitle } from '../hooks.js';
+import { POLL_MS, useServerData, useTitle } from '../hooks.js';
 import { notice } from '../notice.js';
 import { href, location, navigate } from '../router.js';
 import type { Domain } from '../types.js';
-
-/** How often states are asked again while the page is visible: checks run in the background. */
-export const POLL_MS = 5000;
 
 /** `docs.example.com → www.example.com (301)`. */
 export const redirectText = (domain: Domain) =>

@@ -7,11 +7,11 @@ import { MissingTarget } from '../components/missing-target.js';
 import { RemoveDomain, removalMessage } from '../components/remove-domain.js';
 import { LoadError, Loading } from '../components/status.js';
 import { formatTime } from '../format.js';
-import { useServerData, useTitle } from '../hooks.js';
+import { POLL_MS, useServerData, useTitle } from '../hooks.js';
 import { notice } from '../notice.js';
 import { href, navigate } from '../router.js';
 import type { Domain } from '../types.js';
-import { POLL_MS, redirectText } from './domain-list.js';
+import { redirectText } from './domain-list.js';
 import { NotFound } from './not-found.js';
 
 /** The TTL the specification asks for on every record (an hour: short enough to fix a mistake the same day). */

@@ -11,7 +11,7 @@ import { LoadError, Loading } from '../components/status.js';
 import { UsageCharts } from '../components/usage-charts.js';
 import { formatNumber, formatTime } from '../format.js';
 import { useFocusReturn, useServerData, useTitle } from '../hooks.js';
-import { issuedKey, notice } from '../notice.js';
+import { issuedSecret, notice } from '../notice.js';
 import { href, location, navigate, requestsHref } from '../router.js';
 import type { ApiKey, ApiKeyChange } from '../types.js';
 import { NotFound } from './not-found.js';
@@ -120,7 +120,7 @@ export function KeyPage({ id }: { id: string }) {
   const title = useFocusReturn<HTMLHeadingElement>();
   useTitle(key.data?.name ?? id);
   const { pathname } = location.value;
-  const issued = issuedKey.value?.pathname === pathname ? issuedKey.value.secret : null;
+  const issued = issuedSecret.value?.pathname === pathname ? issuedSecret.value.secret : null;
 
   if (key.error instanceof ApiError && (key.error.status === 404 || key.error.status === 400))
     return <NotFound what={`The key ${id}`} />;
@@ -145,7 +145,7 @@ export function KeyPage({ id }: { id: string }) {
     // The old key as the rotation left it: its expiry is now the end of its grace period.
     const old = await api.getKey(apiKey.id).catch(() => null);
     const to = href('keys', made.id);
-    issuedKey.value = { secret: made.key, pathname: to };
+    issuedSecret.value = { secret: made.key, pathname: to };
     notice.value = { text: rotationNotice(apiKey.id, old), pathname: to };
     navigate(to);
   };
@@ -168,7 +168,7 @@ export function KeyPage({ id }: { id: string }) {
           heading="The new key"
           secret={issued}
           onDone={() => {
-            issuedKey.value = null;
+            issuedSecret.value = null;
             title.returnHere();
           }}
         />

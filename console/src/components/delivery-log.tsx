@@ -1,0 +1,280 @@
+import { Fragment } from 'preact';
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { formatDuration, formatTime, fromDateTimeInput } from '../format.js';
+import { POLL_MS, useServerData } from '../hooks.js';
+import type { DeliveryState, WebhookDelivery } from '../types.js';
+import { DeliveryStateBadge } from './badge.js';
+import { LoadError, Loading } from './status.js';
+
+/** Deliveries shown at first, and added by each "Show older". */
+const PAGE = 50;
+/** The most one request lists (the admin API's `limit` maximum). */
+const MOST = 500;
+
+const STATES: { value: DeliveryState | ''; label: string }[] = [
+  { value: '', label: 'All' },
+  { value: 'failed', label: 'Failed' },
+  { value: 'pending', label: 'Pending' },
+  { value: 'delivered', label: 'Delivered' },
+];
+
+/** Every attempt of one delivery: when, the answer's status and first KiB, how long, and the next retry. */
+function AttemptLog({ webhookId, delivery }: { webhookId: string; delivery: WebhookDelivery }) {
+  // Asked again whenever the delivery changes (another attempt, a replay).
+  const detail = useServerData(
+    () => api.delivery(webhookId, delivery.id),
+    [webhookId, delivery.id, delivery.updatedAt],
+  );
+  if (detail.error) return <LoadError error={detail.error} />;
+  if (!detail.data) return <Loading what="its attempts" />;
+  if (detail.data.log.length === 0)
+    return <p class="muted">Not tried yet: due {formatTime(delivery.nextAttemptAt)}.</p>;
+  return (
+    // It may scroll sideways inside its row: focusable, so that a keyboard scrolls it too.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by Tab (WCAG 2.1.1)
+    <section class="table-scroll" tabIndex={0} aria-label={`Attempts of ${delivery.eventId}`}>
+      <table class="attempts">
+        <caption class="visually-hidden">Attempts of delivery {delivery.id}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Attempt</th>
+            <th scope="col">Sent</th>
+            <th scope="col">Status</th>
+            <th scope="col">Latency</th>
+            <th scope="col">Response</th>
+            <th scope="col">Next retry</th>
+          </tr>
+        </thead>
+        <tbody>
+          {detail.data.log.map((attempt) => (
+            <tr key={attempt.attempt}>
+              <th scope="row">{attempt.attempt}</th>
+              <td data-label="Sent" class="nowrap">
+                {formatTime(attempt.at)}
+              </td>
+              <td data-label="Status">{attempt.status ?? <span class="muted">No answer</span>}</td>
+              <td data-label="Latency" class="nowrap">
+                {formatDuration(attempt.latencyMs)}
+              </td>
+              <td data-label="Response">
+                {attempt.error && <div class="error">{attempt.error}</div>}
+                {attempt.response ? (
+                  <pre class="excerpt">{attempt.response}</pre>
+                ) : (
+                  !attempt.error && <span class="muted">Empty</span>
+                )}
+              </td>
+              <td data-label="Next retry" class="nowrap">
+                {formatTime(attempt.nextAttemptAt)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/** Replay failed since…: every failed delivery made at or after a time, sent again. */
+function ReplayFailed({ webhookId, onReplayed }: { webhookId: string; onReplayed: (count: number) => void }) {
+  const [since, setSince] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (event: SubmitEvent) => {
+    event.preventDefault();
+    const at = fromDateTimeInput(since);
+    if (at === undefined) return;
+    setBusy(true);
+    setError(null);
+    try {
+      onReplayed((await api.replayFailed(webhookId, at)).replayed);
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="filters" onSubmit={submit}>
+      <div>
+        <label for="replay-since">Replay failed deliveries made since (UTC)</label>
+        <input
+          id="replay-since"
+          type="datetime-local"
+          required
+          value={since}
+          onInput={(event) => setSince(event.currentTarget.value)}
+        />
+      </div>
+      <div class="actions">
+        <button type="submit" disabled={busy || since === ''}>
+          {busy ? 'Replaying…' : 'Replay failed'}
+        </button>
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/**
+ * An endpoint's delivery log, newest first and refreshed while visible: each event's state, attempts and next
+ * retry, its attempts one by one on request, Replay for one, and Replay failed since… for many.
+ */
+export function DeliveryLog({
+  webhookId,
+  sent,
+}: {
+  webhookId: string /** Changes when a test event is sent. */;
+  sent: number;
+}) {
+  const [state, setState] = useState<DeliveryState | ''>('');
+  const [limit, setLimit] = useState(PAGE);
+  const [open, setOpen] = useState<Set<number>>(new Set());
+  const [message, setMessage] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const deliveries = useServerData(
+    () => api.deliveries(webhookId, { ...(state ? { state } : {}), limit }),
+    [webhookId, state, limit, sent],
+    POLL_MS,
+  );
+
+  const toggle = (id: number) => {
+    const next = new Set(open);
+    if (!next.delete(id)) next.add(id);
+    setOpen(next);
+  };
+  const replay = async (delivery: WebhookDelivery) => {
+    setError(null);
+    setMessage('');
+    try {
+      await api.replayDelivery(webhookId, delivery.id);
+      setMessage(`${delivery.eventType} ${delivery.eventId} is due again, with the same webhook-id.`);
+      await deliveries.reload();
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+
+  return (
+    <section aria-labelledby="deliveries-heading">
+      <h2 id="deliveries-heading">Deliveries</h2>
+      <div class="filters">
+        <div>
+          <label for="delivery-state">State</label>
+          <select
+            id="delivery-state"
+            value={state}
+            onChange={(event) => setState(event.currentTarget.value as DeliveryState | '')}
+          >
+            {STATES.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <ReplayFailed
+        webhookId={webhookId}
+        onReplayed={(count) => {
+          setMessage(
+            count === 1 ? '1 failed delivery is due again.' : `${count} failed deliveries are due again.`,
+          );
+          void deliveries.reload();
+        }}
+      />
+      <p role="status" class="muted">
+        {message}
+      </p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {deliveries.error && <LoadError error={deliveries.error} />}
+      {!deliveries.data && !deliveries.error && <Loading what="deliveries" />}
+      {deliveries.data?.length === 0 && (
+        <p class="muted">{state ? `No ${state} deliveries.` : 'No deliveries yet: send a test event.'}</p>
+      )}
+      {deliveries.data && deliveries.data.length > 0 && (
+        <div class="table-scroll cards">
+          <table class="deliveries">
+            <caption class="visually-hidden">Deliveries, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">State</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last status</th>
+                <th scope="col">Next retry</th>
+                <th scope="col">Made</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {deliveries.data.map((delivery) => (
+                <Fragment key={delivery.id}>
+                  <tr>
+                    <th scope="row">
+                      <code>{delivery.eventType}</code>
+                      <div class="muted break">{delivery.eventId}</div>
+                    </th>
+                    <td data-label="State">
+                      <DeliveryStateBadge state={delivery.state} attempts={delivery.attempts} />
+                    </td>
+                    <td data-label="Attempts">{delivery.attempts}</td>
+                    <td data-label="Last status">{delivery.lastStatus ?? <span class="muted">—</span>}</td>
+                    <td data-label="Next retry" class="nowrap">
+                      {formatTime(delivery.nextAttemptAt)}
+                    </td>
+                    <td data-label="Made" class="nowrap">
+                      {formatTime(delivery.createdAt)}
+                    </td>
+                    <td class="row-actions">
+                      <button
+                        type="button"
+                        class="button-small"
+                        aria-expanded={open.has(delivery.id)}
+                        aria-label={`Attempts of ${delivery.eventId}`}
+                        onClick={() => toggle(delivery.id)}
+                      >
+                        Attempts
+                      </button>
+                      <button
+                        type="button"
+                        class="button-small"
+                        aria-label={`Replay ${delivery.eventId}`}
+                        onClick={() => replay(delivery)}
+                      >
+                        Replay
+                      </button>
+                    </td>
+                  </tr>
+                  {open.has(delivery.id) && (
+                    <tr class="attempt-row">
+                      <td colSpan={7}>
+                        <AttemptLog webhookId={webhookId} delivery={delivery} />
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {deliveries.data?.length === limit && limit < MOST && (
+        <button type="button" onClick={() => setLimit(Math.min(limit + PAGE, MOST))}>
+          Show older
+        </button>
+      )}
+    </section>
+  );
+}
