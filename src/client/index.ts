@@ -38,3 +38,9 @@ export {
 } from './errors.js';
 export { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type { FetchLike, PostOptions, RequestOptions, Sleep } from './transport.js';
+export {
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from './webhooks.js';

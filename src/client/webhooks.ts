@@ -1,0 +1,63 @@
+import { WebhookVerificationError as LibraryError, Webhook } from 'standardwebhooks';
+import type { EventType } from '../contract/event-types.js';
+import type { Category, Order, Pet } from '../contract/index.js';
+
+/** One event as a webhook delivers it: `id` is also its `webhook-id`, the same on every attempt. */
+interface Envelope<T extends EventType, D> {
+  id: string;
+  type: T;
+  createdAt: string;
+  apiVersion: 'v1';
+  data: D;
+}
+
+/** The operators' events, whose `data` is a key, a domain or an endpoint as the admin API shows it. */
+type OperatorEventType = Exclude<EventType, 'category.created' | 'pet.created' | 'order.placed'>;
+
+/** A verified event; `type` tells which, and narrows `data` for the store's own events. */
+export type WebhookEvent =
+  | Envelope<'category.created', Category>
+  | Envelope<'pet.created', Pet>
+  | Envelope<'order.placed', Order>
+  | Envelope<OperatorEventType, Record<string, unknown>>;
+
+/** The headers of a delivery, as Node's `request.headers` or fetch's `Headers` hold them. */
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+
+/** A delivery that is not ours: a signature that does not match, a timestamp too old, or headers missing. */
+export class WebhookVerificationError extends Error {
+  override name = 'WebhookVerificationError';
+}
+
+const SIGNED = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+
+function signedHeaders(headers: WebhookHeaders): Record<string, string> {
+  const get = (name: string) => {
+    if (headers instanceof Headers) return headers.get(name) ?? undefined;
+    const value = headers[name] ?? headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+  const found: Record<string, string> = {};
+  for (const name of SIGNED) {
+    const value = get(name);
+    if (value === undefined) throw new WebhookVerificationError(`The delivery has no ${name} header`);
+    found[name] = value;
+  }
+  return found;
+}
+
+/**
+ * Checks a delivery with the endpoint's signing secret (`whsec_…`) and returns its event: the Standard
+ * Webhooks verification, by its reference library, of the body exactly as it arrived (parse it after,
+ * never before). Throws {@link WebhookVerificationError} when the signature does not match or the timestamp
+ * is more than five minutes off. During a rotation each delivery carries both secrets' signatures, so the
+ * new secret verifies it as soon as you deploy it.
+ */
+export function verifyWebhook(body: string | Buffer, headers: WebhookHeaders, secret: string): WebhookEvent {
+  try {
+    return new Webhook(secret).verify(body, signedHeaders(headers)) as WebhookEvent;
+  } catch (error) {
+    if (error instanceof LibraryError) throw new WebhookVerificationError(error.message);
+    throw error;
+  }
+}
