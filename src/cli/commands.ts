@@ -1,5 +1,5 @@
 import { OPERATOR_SETTINGS, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
-import { AUDIT_PAGE, REQUESTS_PAGE, SCOPES } from '../contract/index.js';
+import { AUDIT_PAGE, DELIVERY_PAGE, EVENT_TYPES, REQUESTS_PAGE, SCOPES } from '../contract/index.js';
 import type { OptionSpec } from './args.js';
 
 // The CLI's grammar in one table, made of the very option specs the commands' parsers use, so that a test
@@ -229,6 +229,78 @@ export const DOMAINS_OPTIONS = {
   remove: { json: { type: 'boolean' } },
 } as const satisfies Record<string, OptionSpec>;
 
+/** Words joined with commas into lines of at most `width` characters, each indented by two spaces. */
+function wrapped(words: readonly string[], width = 108): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of words) {
+    const next = line === '' ? `  ${word}` : `${line}, ${word}`;
+    if (next.length > width && line !== '') {
+      lines.push(`${line},`);
+      line = `  ${word}`;
+    } else line = next;
+  }
+  return [...lines, line].join('\n');
+}
+
+export const WEBHOOKS_USAGE = `Usage:
+  petstore webhooks list [--json]
+  petstore webhooks add <url> --events a,b [--description TEXT] [--json]
+  petstore webhooks show <id> [--json]
+  petstore webhooks update <id> [--url URL] [--events a,b] [--description TEXT] [--json]
+  petstore webhooks enable|disable|remove <id>
+  petstore webhooks rotate-secret <id> [--json]
+  petstore webhooks test <id> [--type TYPE] [--json]
+  petstore webhooks deliveries <id> [--state pending|delivered|failed] [--since 15m|TIME] [--limit N]
+                               [--json]
+  petstore webhooks replay <id> <deliveryId> [--json]
+  petstore webhooks replay <id> --failed-since 24h|TIME [--json]
+
+Endpoints the service POSTs signed events to (docs/webhooks.md). add prints the endpoint's signing secret
+(whsec_…) once, and rotate-secret a new one once: it is never shown again, and after a rotation the secret
+before it keeps signing beside it for 24 hours. A URL is http:// or https://, and one whose host resolves to
+a loopback, private or link-local address is refused unless WEBHOOKS_ALLOW_PRIVATE=true.
+disable makes an endpoint's deliveries wait, enable sends them again; remove deletes it with its deliveries
+and their log. test (an event of --type, the endpoint's first type by default) and replay queue deliveries:
+every running server looks for due ones each second and sends them, and none is sent while no server runs.
+deliveries lists the delivery log, newest first: --limit 1 to ${DELIVERY_PAGE.max} (default ${DELIVERY_PAGE.default}). replay sends one
+delivery again with the same event id, or every failed one made since --failed-since. --since and
+--failed-since take a duration back from now (15m, 2h, 7d) or an RFC 3339 time. --json prints what the
+admin API answers. Each change is audited, by cli.
+Exit codes: 0 done, 1 not (no such endpoint or delivery, a disabled endpoint to test, an attempt under
+way), 2 wrong arguments.
+
+Event types, for --events (comma-separated) and --type:
+${wrapped(EVENT_TYPES)}
+
+Reads:
+${settingsHelp([...STORAGE_SETTINGS, 'WEBHOOKS_ALLOW_PRIVATE', 'DNS_RESOLVER'])}`;
+
+/** The options of each `webhooks` action: the grammar the parser uses and the docs are checked against. */
+export const WEBHOOKS_OPTIONS = {
+  list: { json: { type: 'boolean' } },
+  add: { events: { type: 'string' }, description: { type: 'string' }, json: { type: 'boolean' } },
+  show: { json: { type: 'boolean' } },
+  update: {
+    url: { type: 'string' },
+    events: { type: 'string' },
+    description: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  enable: {},
+  disable: {},
+  remove: {},
+  'rotate-secret': { json: { type: 'boolean' } },
+  test: { type: { type: 'string' }, json: { type: 'boolean' } },
+  deliveries: {
+    state: { type: 'string' },
+    since: { type: 'string' },
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  replay: { 'failed-since': { type: 'string' }, json: { type: 'boolean' } },
+} as const satisfies Record<string, OptionSpec>;
+
 export const BACKUP_USAGE = `Usage: petstore backup <file> [--json]
 
 Copies the SQLite database of DATABASE_URL to <file> while servers run and write: SQLite's online backup,
@@ -294,6 +366,7 @@ export type CommandName =
   | 'config'
   | 'copy'
   | 'domains'
+  | 'webhooks'
   | 'backup'
   | 'restore';
 
@@ -308,6 +381,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandGrammar>> = {
   config: { usage: CONFIG_USAGE, options: CONFIG_OPTIONS },
   copy: { usage: COPY_USAGE, options: COPY_OPTIONS },
   domains: { usage: DOMAINS_USAGE, actions: DOMAINS_OPTIONS },
+  webhooks: { usage: WEBHOOKS_USAGE, actions: WEBHOOKS_OPTIONS },
   backup: { usage: BACKUP_USAGE, options: BACKUP_OPTIONS },
   restore: { usage: RESTORE_USAGE, options: RESTORE_OPTIONS },
 };

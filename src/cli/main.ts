@@ -17,6 +17,7 @@ Commands:
   audit        List the changes made to keys and admin tokens
   requests     Search the request log, or follow it as requests land
   domains      Add, check, show and remove custom domains
+  webhooks     Manage webhook endpoints: add, test, rotate secrets, see and replay deliveries
   config       Print every setting in effect and where it comes from
   copy         Copy a database into an empty one, SQLite or PostgreSQL
   backup       Copy the SQLite database while it serves; restore puts a copy back
@@ -108,6 +109,13 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./requests.js')).requestsCommand(rest, loadConfig(), process.stdout);
     case 'domains':
       return (await import('./domains.js')).domainsCommand(rest, loadConfig(), process.stdout);
+    case 'webhooks':
+      return (await import('./webhooks.js')).webhooksCommand(
+        rest,
+        loadConfig(),
+        process.stdout,
+        process.stderr,
+      );
     case 'backup':
       return (await import('./backup.js')).backupCommand(rest, loadConfig(), process.stdout);
     case 'restore':
