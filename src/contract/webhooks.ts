@@ -132,7 +132,11 @@ const DeliveryFields = {
   }),
   attempts: Type.Integer({ minimum: 0 }),
   lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'The last answer’s status code.' }),
-  nextAttemptAt: OrNull(Timestamp('When the next attempt goes.')),
+  nextAttemptAt: OrNull(
+    Timestamp(
+      'When the next attempt goes; null once none will, or while its endpoint is disabled (due once enabled).',
+    ),
+  ),
   createdAt: Timestamp('When the event was kept.'),
   updatedAt: Timestamp('Its last attempt or replay.'),
 };

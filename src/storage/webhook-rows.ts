@@ -135,3 +135,21 @@ export const toDue = (row: DueRow, now: number): DueDelivery => ({
   payload: row.payload,
   failingSince: row.failing_since,
 });
+
+// A disabled endpoint's pending deliveries are parked: they have no next attempt, so the due index, which
+// every claim walks in order, holds nothing a claim must pass over (a disabled endpoint's backlog made each
+// claim read all of it). Enabling the endpoint makes them due at once. Each takes the dialect's placeholders.
+
+/** Parks the pending deliveries of the endpoint `endpoint` names. */
+export const parkDeliveries = (endpoint: string) =>
+  `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE endpoint_id = ${endpoint} AND state = 'pending'`;
+
+/** Makes the parked deliveries of the endpoint `endpoint` names due at `now`. */
+export const unparkDeliveries = (now: string, endpoint: string) =>
+  `UPDATE webhook_deliveries SET next_attempt_at = ${now}
+   WHERE endpoint_id = ${endpoint} AND state = 'pending' AND next_attempt_at IS NULL`;
+
+/** In an UPDATE of `webhook_deliveries` (not aliased): `at`, or parked (null) if its endpoint is disabled. */
+export const dueIfEnabled = (at: string) =>
+  `CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints pe WHERE pe.id = webhook_deliveries.endpoint_id AND pe.enabled = 1)
+     THEN ${at} ELSE NULL END`;

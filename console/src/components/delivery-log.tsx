@@ -232,7 +232,11 @@ export function DeliveryLog({
                     <td data-label="Attempts">{delivery.attempts}</td>
                     <td data-label="Last status">{delivery.lastStatus ?? <span class="muted">—</span>}</td>
                     <td data-label="Next retry" class="nowrap">
-                      {formatTime(delivery.nextAttemptAt)}
+                      {/* A pending delivery with no next attempt waits for its endpoint to be enabled. */}
+                      {formatTime(
+                        delivery.nextAttemptAt,
+                        delivery.state === 'pending' ? 'When enabled' : '—',
+                      )}
                     </td>
                     <td data-label="Made" class="nowrap">
                       {formatTime(delivery.createdAt)}

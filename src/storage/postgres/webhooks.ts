@@ -11,12 +11,15 @@ import {
   type DeliveryRow,
   DUE_COLUMNS,
   type DueRow,
+  dueIfEnabled,
   type EndpointRow,
   endpointSelect,
+  parkDeliveries,
   toAttempt,
   toDelivery,
   toDue,
   toEndpoint,
+  unparkDeliveries,
 } from '../webhook-rows.js';
 import { type Queryable, transaction } from './transaction.js';
 
@@ -126,8 +129,8 @@ export function postgresWebhooks(
       ],
     );
     await client.query(
-      `UPDATE webhook_deliveries SET state = $2, attempts = $3, tries = tries + 1, next_attempt_at = $4,
-         lease_until = NULL, last_status = $5, updated_at = $6
+      `UPDATE webhook_deliveries SET state = $2, attempts = $3, tries = tries + 1,
+         next_attempt_at = ${dueIfEnabled('$4::bigint')}, lease_until = NULL, last_status = $5, updated_at = $6
        WHERE id = $1`,
       [deliveryId, outcome.state, attempt.attempt, outcome.nextAttemptAt, attempt.status, attempt.at],
     );
@@ -160,7 +163,9 @@ export function postgresWebhooks(
          WHERE id = $1 AND enabled = 1`,
         [endpoint, disabling.disable.reason, disabling.attempt.at],
       );
-      if ((disabled.rowCount ?? 0) > 0) await audit.append(client, disabling.disable.entry);
+      if ((disabled.rowCount ?? 0) === 0) continue;
+      await client.query(parkDeliveries('$1'), [endpoint]);
+      await audit.append(client, disabling.disable.entry);
     }
   }
 
@@ -211,6 +216,8 @@ export function postgresWebhooks(
           ],
         );
         if ((rowCount ?? 0) === 0) return undefined;
+        if (change.enabled === false) await client.query(parkDeliveries('$1'), [id]);
+        if (change.enabled === true) await client.query(unparkDeliveries('$2', '$1'), [id, change.at]);
         if (change.events !== undefined) {
           await client.query('DELETE FROM webhook_subscriptions WHERE endpoint_id = $1', [id]);
           await subscribe(client, id, change.events);
@@ -266,18 +273,19 @@ export function postgresWebhooks(
       return rows.map(toAttempt);
     },
     async replay(target, now) {
+      const replayed = `UPDATE webhook_deliveries
+         SET state = 'pending', tries = 0, next_attempt_at = ${dueIfEnabled('$1::bigint')}, updated_at = $1`;
       const { rowCount } =
         'deliveryId' in target
-          ? await pool.query(
-              `UPDATE webhook_deliveries SET state = 'pending', tries = 0, next_attempt_at = $1, updated_at = $1
-               WHERE id = $2 AND (lease_until IS NULL OR lease_until <= $1)`,
-              [now, target.deliveryId],
-            )
-          : await pool.query(
-              `UPDATE webhook_deliveries SET state = 'pending', tries = 0, next_attempt_at = $1, updated_at = $1
-               WHERE endpoint_id = $2 AND state = 'failed' AND created_at >= $3`,
-              [now, target.endpointId, target.failedSince],
-            );
+          ? await pool.query(`${replayed} WHERE id = $2 AND (lease_until IS NULL OR lease_until <= $1)`, [
+              now,
+              target.deliveryId,
+            ])
+          : await pool.query(`${replayed} WHERE endpoint_id = $2 AND state = 'failed' AND created_at >= $3`, [
+              now,
+              target.endpointId,
+              target.failedSince,
+            ]);
       return rowCount ?? 0;
     },
   };

@@ -5,12 +5,15 @@ import {
   type DeliveryRow,
   DUE_COLUMNS,
   type DueRow,
+  dueIfEnabled,
   type EndpointRow,
   endpointSelect,
+  parkDeliveries,
   toAttempt,
   toDelivery,
   toDue,
   toEndpoint,
+  unparkDeliveries,
 } from '../webhook-rows.js';
 import type { Database } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
@@ -86,9 +89,12 @@ function prepareStatements(db: Database) {
   );
   const afterAttempt = db.prepare(
     `UPDATE webhook_deliveries SET state = @state, attempts = @attempt, tries = tries + 1,
-       next_attempt_at = @nextAttemptAt, lease_until = NULL, last_status = @status, updated_at = @at
+       next_attempt_at = ${dueIfEnabled('@nextAttemptAt')}, lease_until = NULL,
+       last_status = @status, updated_at = @at
      WHERE id = @deliveryId`,
   );
+  const park = db.prepare<[string]>(parkDeliveries('?'));
+  const unpark = db.prepare<[number, string]>(unparkDeliveries('?', '?'));
   const endpointOf = db.prepare<[number], { endpoint_id: string; attempts: number }>(
     'SELECT endpoint_id, attempts FROM webhook_deliveries WHERE id = ?',
   );
@@ -112,13 +118,13 @@ function prepareStatements(db: Database) {
   const listAttempts = db.prepare<[number], AttemptRow>(
     'SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt',
   );
+  const replayed = `UPDATE webhook_deliveries
+     SET state = 'pending', tries = 0, next_attempt_at = ${dueIfEnabled('@now')}, updated_at = @now`;
   const replayOne = db.prepare<[{ now: number; id: number }]>(
-    `UPDATE webhook_deliveries SET state = 'pending', tries = 0, next_attempt_at = @now, updated_at = @now
-     WHERE id = @id AND (lease_until IS NULL OR lease_until <= @now)`,
+    `${replayed} WHERE id = @id AND (lease_until IS NULL OR lease_until <= @now)`,
   );
   const replayFailed = db.prepare<[{ now: number; endpointId: string; since: number }]>(
-    `UPDATE webhook_deliveries SET state = 'pending', tries = 0, next_attempt_at = @now, updated_at = @now
-     WHERE endpoint_id = @endpointId AND state = 'failed' AND created_at >= @since`,
+    `${replayed} WHERE endpoint_id = @endpointId AND state = 'failed' AND created_at >= @since`,
   );
 
   return {
@@ -138,6 +144,8 @@ function prepareStatements(db: Database) {
     dueRow,
     insertAttempt,
     afterAttempt,
+    park,
+    unpark,
     endpointOf,
     succeeded,
     failed,
@@ -215,6 +223,7 @@ export function sqliteWebhooks(
       outcome.disable !== undefined &&
       statements().disable.run(outcome.disable.reason, attempt.at, endpoint).changes > 0
     ) {
+      statements().park.run(endpoint);
       audit.append(outcome.disable.entry);
     }
   }
@@ -251,6 +260,8 @@ export function sqliteWebhooks(
           at: change.at,
         });
         if (changes === 0) return undefined;
+        if (change.enabled === false) statements().park.run(id);
+        if (change.enabled === true) statements().unpark.run(change.at, id);
         if (change.events !== undefined) {
           statements().unsubscribeAll.run(id);
           for (const type of change.events) statements().subscribe.run(type, id);
