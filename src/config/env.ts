@@ -137,6 +137,11 @@ export const EnvSchema = Type.Object({
     default: 'false',
     description: 'true lets webhook endpoints be loopback, private or link-local addresses',
   }),
+  WEBHOOKS_RETENTION_DAYS: Type.String({
+    pattern: '^([1-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$',
+    default: '30',
+    description: 'the days a delivered or failed webhook delivery and its attempts are kept, 1 to 366',
+  }),
   WEBHOOKS_RETRY_DELAYS_MS: Type.Optional(
     Type.String({
       pattern: '^\\d{1,10}(,\\d{1,10}){0,19}$',

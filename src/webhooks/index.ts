@@ -35,6 +35,7 @@ export {
   WebhookInputError,
   type WebhookManager,
 } from './manager.js';
+export { DEFAULT_RETENTION_MS, type Pruning, startPruning } from './retention.js';
 export { MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_MS } from './schedule.js';
 export { startWebhooks, type Webhooks } from './service.js';
 export {

@@ -3,12 +3,15 @@ import type { Logger } from '../log/index.js';
 import { createSender } from './attempt.js';
 import { createDispatcher, type Dispatcher } from './dispatcher.js';
 import { createWebhookManager, type WebhookManager } from './manager.js';
+import { type Pruning, startPruning } from './retention.js';
 import type { WebhookOptions, WebhookRepository } from './types.js';
 
 /** Webhooks as a server runs them: the endpoints' manager, and the dispatcher sending the outbox. */
 export interface Webhooks {
   manager: WebhookManager;
   dispatcher: Dispatcher;
+  /** Deletes deliveries and events past their retention (hourly on its own). */
+  pruning: Pruning;
   /** Stops sending, waits for the attempts under way to be kept, and closes their connections. */
   close(): Promise<void>;
 }
@@ -40,10 +43,18 @@ export function startWebhooks(deps: {
     policy: options.policy,
     published: () => dispatcher.wake(),
   });
+  const pruning = startPruning({
+    repository,
+    clock,
+    logger,
+    ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }),
+  });
   return {
     manager,
     dispatcher,
+    pruning,
     async close() {
+      await pruning.stop();
       await dispatcher.stop();
       sender.close();
     },

@@ -177,6 +177,12 @@ export interface WebhookRepository {
     target: { deliveryId: number } | { endpointId: string; failedSince: number },
     now: number,
   ): Promise<number>;
+  /**
+   * Deletes up to `limit` deliveries that are delivered or failed and unchanged since `before`, with their
+   * attempts, then up to `limit` events older than `before` that no delivery is left of. A pending
+   * delivery is never deleted, however old. Resolves with how many of each.
+   */
+  prune(before: number, limit: number): Promise<{ deliveries: number; events: number }>;
 }
 
 /**
@@ -189,4 +195,6 @@ export interface WebhookOptions {
   retryDelaysMs?: readonly number[];
   /** How long a claimed delivery is this instance's; the dispatcher's minute unless a test shortens it. */
   leaseMs?: number;
+  /** How long a delivered or failed delivery is kept after its last attempt (`WEBHOOKS_RETENTION_DAYS`). */
+  retentionMs?: number;
 }

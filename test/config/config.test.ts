@@ -62,7 +62,7 @@ describe('configuration', () => {
         requireTxt: false,
       },
       domains: undefined,
-      webhooks: { policy: { allowPrivate: false, resolver: undefined } },
+      webhooks: { policy: { allowPrivate: false, resolver: undefined }, retentionMs: 30 * 86_400_000 },
     });
   });
 

@@ -272,6 +272,25 @@ export function postgresWebhooks(
       );
       return rows.map(toAttempt);
     },
+    prune(before, limit) {
+      // SKIP LOCKED: instances pruning at once take different rows, and never wait on each other.
+      return transaction(pool, async (client) => {
+        const deliveries = await client.query(
+          `DELETE FROM webhook_deliveries WHERE id IN (
+             SELECT id FROM webhook_deliveries WHERE state <> 'pending' AND updated_at < $1
+             ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+          [before, limit],
+        );
+        const events = await client.query(
+          `DELETE FROM webhook_events WHERE id IN (
+             SELECT ev.id FROM webhook_events ev
+             WHERE ev.created_at < $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)
+             LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+          [before, limit],
+        );
+        return { deliveries: deliveries.rowCount ?? 0, events: events.rowCount ?? 0 };
+      });
+    },
     async replay(target, now) {
       const replayed = `UPDATE webhook_deliveries
          SET state = 'pending', tries = 0, next_attempt_at = ${dueIfEnabled('$1::bigint')}, updated_at = $1`;

@@ -126,9 +126,22 @@ function prepareStatements(db: Database) {
   const replayFailed = db.prepare<[{ now: number; endpointId: string; since: number }]>(
     `${replayed} WHERE endpoint_id = @endpointId AND state = 'failed' AND created_at >= @since`,
   );
+  // Oldest first, in the order of their ids (their rowids): the rows to go are at the front of the table.
+  const pruneDeliveries = db.prepare<[{ before: number; limit: number }]>(
+    `DELETE FROM webhook_deliveries WHERE id IN (
+       SELECT id FROM webhook_deliveries WHERE state <> 'pending' AND updated_at < @before ORDER BY id LIMIT @limit)`,
+  );
+  const pruneEvents = db.prepare<[{ before: number; limit: number }]>(
+    `DELETE FROM webhook_events WHERE rowid IN (
+       SELECT ev.rowid FROM webhook_events ev
+       WHERE ev.created_at < @before AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)
+       ORDER BY ev.rowid LIMIT @limit)`,
+  );
 
   return {
     anyDue,
+    pruneDeliveries,
+    pruneEvents,
     listEndpoints,
     getEndpoint,
     insertEndpoint,
@@ -317,6 +330,16 @@ export function sqliteWebhooks(
     },
     async listAttempts(deliveryId) {
       return statements().listAttempts.all(deliveryId).map(toAttempt);
+    },
+    prune(before, limit) {
+      // What a crash loses of a prune is done again by the next: no fsync of its own.
+      return writes.run(
+        () => ({
+          deliveries: statements().pruneDeliveries.run({ before, limit }).changes,
+          events: statements().pruneEvents.run({ before, limit }).changes,
+        }),
+        { durable: false },
+      );
     },
     replay(target, now) {
       return writes.run(() =>
