@@ -137,6 +137,11 @@ export const EnvSchema = Type.Object({
     default: 'false',
     description: 'true lets webhook endpoints be loopback, private or link-local addresses',
   }),
+  WEBHOOKS_DISABLE_AFTER_DAYS: Type.String({
+    pattern: '^([1-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$',
+    default: '5',
+    description: 'the days a webhook endpoint fails every attempt before it is disabled, 1 to 366',
+  }),
   WEBHOOKS_RETENTION_DAYS: Type.String({
     pattern: '^([1-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$',
     default: '30',

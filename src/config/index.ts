@@ -207,6 +207,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     domains: file.domains,
     webhooks: {
       policy: { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === 'true', resolver: env.DNS_RESOLVER },
+      disableAfterMs: Number(env.WEBHOOKS_DISABLE_AFTER_DAYS) * 86_400_000,
       retentionMs: Number(env.WEBHOOKS_RETENTION_DAYS) * 86_400_000,
       ...(env.WEBHOOKS_RETRY_DELAYS_MS === undefined
         ? {}

@@ -34,6 +34,7 @@ export function startWebhooks(deps: {
     logger,
     ...(options.retryDelaysMs === undefined ? {} : { retryDelaysMs: options.retryDelaysMs }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    ...(options.disableAfterMs === undefined ? {} : { disableAfterMs: options.disableAfterMs }),
     ...(answered === undefined ? {} : { answered }),
   });
   dispatcher.start();

@@ -195,6 +195,8 @@ export interface WebhookOptions {
   retryDelaysMs?: readonly number[];
   /** How long a claimed delivery is this instance's; the dispatcher's minute unless a test shortens it. */
   leaseMs?: number;
+  /** How long an endpoint fails every attempt before it is disabled (`WEBHOOKS_DISABLE_AFTER_DAYS`). */
+  disableAfterMs?: number;
   /** How long a delivered or failed delivery is kept after its last attempt (`WEBHOOKS_RETENTION_DAYS`). */
   retentionMs?: number;
 }

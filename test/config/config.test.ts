@@ -62,7 +62,11 @@ describe('configuration', () => {
         requireTxt: false,
       },
       domains: undefined,
-      webhooks: { policy: { allowPrivate: false, resolver: undefined }, retentionMs: 30 * 86_400_000 },
+      webhooks: {
+        policy: { allowPrivate: false, resolver: undefined },
+        disableAfterMs: 5 * 86_400_000,
+        retentionMs: 30 * 86_400_000,
+      },
     });
   });
 
@@ -120,6 +124,11 @@ describe('configuration', () => {
     );
   });
 
+  test('the webhooks keep their deliveries and disable failing endpoints after the days set', () => {
+    const { webhooks } = loadConfig({ WEBHOOKS_DISABLE_AFTER_DAYS: '2', WEBHOOKS_RETENTION_DAYS: '90' });
+    assert.deepEqual([webhooks.disableAfterMs, webhooks.retentionMs], [2 * 86_400_000, 90 * 86_400_000]);
+  });
+
   const bad: [Record<string, string>, RegExp][] = [
     [{ PORT: 'eighty' }, /PORT must be a TCP port/],
     [{ PORT: '70000' }, /PORT must be a TCP port/],
@@ -139,6 +148,11 @@ describe('configuration', () => {
     [{ REDIS_URL: 'http://x' }, /REDIS_URL must be redis:\/\/host:port/],
     [{ RATE_LIMIT_FAIL: 'maybe' }, /RATE_LIMIT_FAIL must be open or closed/],
     [{ DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE/],
+    [
+      { WEBHOOKS_DISABLE_AFTER_DAYS: '0' },
+      /WEBHOOKS_DISABLE_AFTER_DAYS must be the days a webhook endpoint fails/,
+    ],
+    [{ WEBHOOKS_RETENTION_DAYS: '400' }, /WEBHOOKS_RETENTION_DAYS must be the days a delivered or failed/],
   ];
   for (const [env, message] of bad) {
     test(`refuses ${JSON.stringify(env)} naming the variable`, () => {
