@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { OptionSpec } from '../../src/cli/args.js';
 import { COMMANDS, grammarOf, KEYS_OPTIONS, MIGRATE_OPTIONS } from '../../src/cli/commands.js';
-import { runCli } from '../support/process.js';
+import { inParallel, runCli } from '../support/process.js';
 import { tempDir } from '../support/server.js';
 
 /** Each `petstore <command> [<action>]` of the table, with its usage text and the options it takes. */
@@ -24,20 +23,6 @@ const ENTRIES: { words: string[]; usage: string; options: OptionSpec }[] = Objec
 const scratch = tempDir('petstore-grammar-');
 after(scratch.remove);
 const ENV = { DATABASE_URL: `sqlite:${path.join(scratch.dir, 'missing.db')}` };
-
-/** Runs the CLI once for each item, a few at a time: each run is a fresh Node process. */
-async function inParallel<T, R>(items: T[], run: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await run(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: availableParallelism() + 2 }, worker));
-  return results;
-}
 
 describe('the grammar table (src/cli/commands.ts) is what the CLI takes', () => {
   test("its commands are the ones 'petstore --help' lists", async () => {

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { verifyWebhook } from '../../src/client/index.js';
 import { Sqlite } from '../../src/storage/index.js';
 import { eventually } from '../support/assertions.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
-import { runCli, type ServerProcess, spawnServer } from '../support/process.js';
+import { inParallel, runCli, type ServerProcess, spawnServer } from '../support/process.js';
 import { tempDir } from '../support/server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -34,20 +33,6 @@ interface Delivery {
   state: string;
   attempts: number;
   lastStatus: number | null;
-}
-
-/** Runs the CLI once for each item, a few at a time: each run is a fresh Node process, and these only read. */
-async function inParallel<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await run(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: availableParallelism() + 2 }, worker));
-  return results;
 }
 
 /** The one JSON value a `--json` run printed, on its one line. */

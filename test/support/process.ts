@@ -11,7 +11,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -199,4 +199,18 @@ export async function createUnlimitedKey(env: Record<string, string>): Promise<s
   );
   if (result.code !== 0) throw new Error(`keys create failed: ${result.stderr}`);
   return (JSON.parse(result.stdout) as { key: string }).key;
+}
+
+/** Runs `run` for each item, a few at a time (the cores and two more), as CLI runs that only read can go. */
+export async function inParallel<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await run(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: availableParallelism() + 2 }, worker));
+  return results;
 }
