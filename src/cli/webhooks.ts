@@ -24,7 +24,7 @@ const STATES: readonly DeliveryRecord['state'][] = ['pending', 'delivered', 'fai
 const DISABLED_WHY: Record<NonNullable<EndpointView['disabledReason']>, string> = {
   manual: 'disabled by an operator',
   gone: 'disabled: its receiver answered 410 Gone',
-  failing: 'disabled: no delivery succeeded for 5 days',
+  failing: 'disabled: no delivery succeeded for WEBHOOKS_DISABLE_AFTER_DAYS (5 by default)',
 };
 
 const usage = (message: string) => new UsageError(message, 'webhooks');

@@ -97,7 +97,7 @@ const WebhookFields = {
   enabled: Type.Boolean(),
   disabledReason: Type.Union([stringEnum(['manual', 'gone', 'failing'] as const), Type.Null()], {
     description:
-      '`manual`: disabled by an operator; `gone`: its receiver answered 410; `failing`: no success for 5 days.',
+      '`manual`: disabled by an operator; `gone`: its receiver answered 410; `failing`: no success for `WEBHOOKS_DISABLE_AFTER_DAYS` (5 by default).',
   }),
   createdAt: Timestamp('When it was added.'),
   updatedAt: Timestamp('Its last change.'),

@@ -12,7 +12,7 @@ import type { AttemptOutcome, DisabledReason, DueDelivery, WebhookRepository } f
 /** The actor of the audit entries the dispatcher makes: an endpoint it disabled. */
 export const DISPATCHER_ACTOR = 'webhooks';
 
-/** How long an endpoint may fail every attempt before its next failure disables it: five days. */
+/** How long an endpoint may fail every attempt before its next failure disables it by default: five days. */
 export const DISABLE_AFTER_MS = 5 * 86_400_000;
 
 export interface DispatcherOptions {

@@ -37,7 +37,7 @@ export function KeyStateBadge({ state }: { state: ApiKey['state'] }) {
 const DISABLED: Record<NonNullable<Webhook['disabledReason']>, string> = {
   manual: 'Disabled',
   gone: 'Disabled: answered 410 Gone',
-  failing: 'Disabled: failing for 5 days',
+  failing: 'Disabled: kept failing',
 };
 
 /** An endpoint's health: disabled (and why), failing since its last success, or healthy. */

@@ -19,7 +19,7 @@ const STOPPED: Record<NonNullable<Webhook['disabledReason']>, string> = {
   manual: 'Disabled by an operator: its events wait, and go once it is enabled again.',
   gone: 'Disabled because its receiver answered 410 Gone. Its events wait: enable it once the receiver is back.',
   failing:
-    'Disabled after 5 days without a successful delivery. Its events wait: fix the receiver, then enable it.',
+    'Disabled after failing every attempt for days (WEBHOOKS_DISABLE_AFTER_DAYS, 5 by default). Its events wait: fix the receiver, then enable it.',
 };
 
 /** Send test event: one event of a type the endpoint receives, kept and sent at once like any other. */
