@@ -242,6 +242,15 @@ export function postgresWebhooks(
     async recordAttempts(outcomes) {
       const ordered = [...outcomes].sort((a, b) => a.attempt.deliveryId - b.attempt.deliveryId);
       await transaction(pool, async (client) => {
+        // Endpoints before deliveries, as a change of an endpoint (which parks or unparks its deliveries)
+        // and its deletion (which cascades to them) lock them: the same order everywhere, so no two
+        // transactions wait on each other in a circle.
+        await client.query(
+          `SELECT 1 FROM webhook_endpoints
+           WHERE id IN (SELECT endpoint_id FROM webhook_deliveries WHERE id = ANY($1::bigint[]))
+           ORDER BY id FOR NO KEY UPDATE`,
+          [ordered.map((outcome) => outcome.attempt.deliveryId)],
+        );
         const byEndpoint = new Map<string, AttemptOutcome[]>();
         for (const outcome of ordered) {
           const endpoint = await recordDelivery(client, outcome);
