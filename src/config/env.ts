@@ -4,6 +4,11 @@ import { type Static, Type } from '@sinclair/typebox';
 const DOMAIN_NAME =
   '^(?=.{1,254}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.?$';
 
+/** Whole days, 1 to 366 (a leap year). */
+const DAYS = '^([1-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$';
+/** Whole days, 7 to 366. */
+const WEEK_OR_MORE = '^([7-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$';
+
 /**
  * The environment variables the service reads (DESIGN.md section 2), each with what it must be and its
  * default. Only `loadConfig` reads `process.env`; everything else receives a `Config`.
@@ -90,7 +95,7 @@ export const EnvSchema = Type.Object({
     description: 'on or off',
   }),
   REQUEST_LOG_DAYS: Type.String({
-    pattern: '^([1-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$',
+    pattern: DAYS,
     default: '7',
     description: 'the whole days the request log keeps before today, 1 to 366',
   }),
@@ -138,14 +143,16 @@ export const EnvSchema = Type.Object({
     description: 'true lets webhook endpoints be loopback, private or link-local addresses',
   }),
   WEBHOOKS_DISABLE_AFTER_DAYS: Type.String({
-    pattern: '^([1-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$',
+    pattern: DAYS,
     default: '5',
     description: 'the days a webhook endpoint fails every attempt before it is disabled, 1 to 366',
   }),
   WEBHOOKS_RETENTION_DAYS: Type.String({
-    pattern: '^([1-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$',
+    pattern: WEEK_OR_MORE,
     default: '30',
-    description: 'the days a delivered or failed webhook delivery and its attempts are kept, 1 to 366',
+    description:
+      'the days a delivered or failed webhook delivery and its attempts are kept, 7 to 366 (a key.expiring ' +
+      'notice is kept past the expiry it tells of, so it is never sent twice)',
   }),
   WEBHOOKS_RETRY_DELAYS_MS: Type.Optional(
     Type.String({

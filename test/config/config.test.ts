@@ -152,7 +152,7 @@ describe('configuration', () => {
       { WEBHOOKS_DISABLE_AFTER_DAYS: '0' },
       /WEBHOOKS_DISABLE_AFTER_DAYS must be the days a webhook endpoint fails/,
     ],
-    [{ WEBHOOKS_RETENTION_DAYS: '400' }, /WEBHOOKS_RETENTION_DAYS must be the days a delivered or failed/],
+    [{ WEBHOOKS_RETENTION_DAYS: '6' }, /WEBHOOKS_RETENTION_DAYS must be the days a delivered or failed/],
   ];
   for (const [env, message] of bad) {
     test(`refuses ${JSON.stringify(env)} naming the variable`, () => {
