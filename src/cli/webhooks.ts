@@ -42,7 +42,7 @@ function timeOf(flag: string, value: string): number {
   const at = parseTimestamp(value);
   if (at !== undefined) return at;
   try {
-    return Date.now() - parseDuration(flag, value, 'webhooks');
+    return systemClock.now() - parseDuration(flag, value, 'webhooks');
   } catch {
     throw usage(
       `${flag} takes a duration back from now (15m, 2h, 7d) or an RFC 3339 time such as 2026-11-28T09:00:00Z (got ${value})`,
@@ -325,7 +325,9 @@ export async function webhooksCommand(
           out.write(
             json
               ? jsonLine(outcome)
-              : `Delivery ${number} of ${id} (${printable(outcome.eventId)}) is due again now, with the same event id; a running server sends it.\n`,
+              : outcome.nextAttemptAt === null
+                ? `Delivery ${number} of ${id} (${printable(outcome.eventId)}) is pending again, with the same event id; it goes once the endpoint is enabled (petstore webhooks enable ${id}).\n`
+                : `Delivery ${number} of ${id} (${printable(outcome.eventId)}) is due again now, with the same event id; a running server sends it.\n`,
           );
           return 0;
         };
@@ -335,12 +337,15 @@ export async function webhooksCommand(
           const replayed = await webhooks.replayFailed(id, since);
           if (replayed === undefined) return notFound(id);
           const from = new Date(since).toISOString();
+          const when = (await webhooks.get(id))?.enabled
+            ? 'due again now; a running server sends them'
+            : `pending again; they go once the endpoint is enabled (petstore webhooks enable ${id})`;
           out.write(
             json
               ? jsonLine({ replayed })
               : replayed === 0
                 ? `No delivery of ${id} made since ${from} has failed; nothing to replay.\n`
-                : `${replayed} failed ${replayed === 1 ? 'delivery' : 'deliveries'} of ${id} made since ${from} ${replayed === 1 ? 'is' : 'are'} due again now; a running server sends them.\n`,
+                : `${replayed} failed ${replayed === 1 ? 'delivery' : 'deliveries'} of ${id} made since ${from} ${replayed === 1 ? 'is' : 'are'} ${when}.\n`,
           );
           return 0;
         };

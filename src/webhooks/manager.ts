@@ -3,7 +3,14 @@ import type { AuditAction, AuditEntry } from '../audit/index.js';
 import type { Clock } from '../clock/index.js';
 import { type EventType, isEventType, storedEvent } from './events.js';
 import { newSigningSecret } from './signing.js';
-import { checkTarget, displayUrl, parseWebhookUrl, type TargetPolicy, TargetRefused } from './target.js';
+import {
+  checkTarget,
+  displayUrl,
+  MASK,
+  parseWebhookUrl,
+  type TargetPolicy,
+  TargetRefused,
+} from './target.js';
 import type {
   AttemptRecord,
   DeliveryRecord,
@@ -170,6 +177,12 @@ export function createWebhookManager(deps: {
   async function checkedUrl(text: string): Promise<URL> {
     const url = parseWebhookUrl(text);
     if (typeof url === 'string') throw new WebhookInputError(`url: ${url}`);
+    // The URL as shown, sent back changed: its credentials would become the mask itself.
+    if (url.username === MASK || url.password === MASK) {
+      throw new WebhookInputError(
+        `url: its user name and password show as ${MASK}; give them again in full, or leave url out to keep the URL as it is`,
+      );
+    }
     try {
       await checkTarget(url, policy);
     } catch (error) {
@@ -293,8 +306,9 @@ export function createWebhookManager(deps: {
       const at = now();
       if ((await repository.replay({ deliveryId }, at)) === 0) return 'under_way';
       published?.();
-      // As the replay left it: due now, on a fresh schedule.
-      return deliveryView({ ...delivery, state: 'pending', tries: 0, nextAttemptAt: at, updatedAt: at });
+      // As the replay left it: due now on a fresh schedule, or parked until its endpoint is enabled.
+      const replayed = await repository.getDelivery(deliveryId);
+      return replayed === undefined ? 'not_found' : deliveryView(replayed);
     },
     async replayFailed(id, since) {
       if ((await repository.getEndpoint(id)) === undefined) return undefined;

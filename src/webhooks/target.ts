@@ -55,12 +55,15 @@ export function parseWebhookUrl(text: string): URL | string {
   return url;
 }
 
+/** What a URL's user name and password are shown as. */
+export const MASK = '***';
+
 /** The URL as logs, the audit log and the console show it: its user name and password replaced by `***`. */
 export function displayUrl(url: URL): string {
   if (url.username === '' && url.password === '') return url.href;
   const shown = new URL(url.href);
-  shown.username = '***';
-  if (shown.password !== '') shown.password = '***';
+  shown.username = MASK;
+  if (shown.password !== '') shown.password = MASK;
   return shown.href;
 }
 

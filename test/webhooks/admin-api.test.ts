@@ -75,6 +75,14 @@ describe('webhooks through the admin API, delivered to a real receiver', () => {
       'the audit log holds no credential',
     );
 
+    // The URL as shown, sent back with a change: its masked credentials are refused, not stored as `***`.
+    const masked = await server.admin(admin, `/webhooks/${endpoint.id}`, {
+      method: 'PATCH',
+      json: { url: endpoint.url.replace('/in', '/elsewhere') },
+    });
+    assertError(masked, 400, 'validation_failed');
+    assert.match((masked.body as { message: string }).message, /show as \*\*\*; give them again in full/);
+
     const sent = await server.admin(admin, `/webhooks/${endpoint.id}/test`, { method: 'POST' });
     assert.equal(sent.status, 201, sent.text);
     await receiver.arrived(1);
