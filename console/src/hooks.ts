@@ -27,16 +27,20 @@ export function useServerData<T>(load: () => Promise<T>, deps: unknown[], everyM
   loadRef.current = load;
   // Answers of an older `deps` that arrive late must not replace the current page's.
   const generation = useRef(0);
+  // Nor may the answer to any but the latest request asked: a refresh started before a change and answered
+  // after the reload that shows it would put the page back as it was.
+  const asked = useRef(0);
 
-  const fetchAndShow = useCallback(async (asked: () => Promise<T>) => {
+  const fetchAndShow = useCallback(async (ask: () => Promise<T>) => {
     const mine = generation.current;
+    const ticket = ++asked.current;
     try {
-      const value = await asked();
-      if (mine !== generation.current) return;
+      const value = await ask();
+      if (mine !== generation.current || ticket !== asked.current) return;
       setData(value);
       setError(undefined);
     } catch (failure) {
-      if (mine === generation.current) setError(failure as Error);
+      if (mine === generation.current && ticket === asked.current) setError(failure as Error);
     }
   }, deps);
   const reload = useCallback(() => fetchAndShow(() => loadRef.current()), [fetchAndShow]);

@@ -137,7 +137,9 @@ describe('Project settings → Webhooks in the console', () => {
     const rotated = (await shownText(h.page, '[data-testid="new-key"]')).trim();
     assert.match(rotated, /^whsec_/);
     assert.notEqual(rotated, secret);
-    assert.match(await shownText(h.page, '.facts'), /Previous secret\s*Signs beside the current one until/);
+    await h.page
+      .locator('.facts', { hasText: /Previous secret\s*Signs beside the current one until/ })
+      .waitFor();
   });
 
   test('Remove, confirmed, leads back to the list without it', async () => {

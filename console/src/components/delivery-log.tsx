@@ -1,5 +1,5 @@
 import { Fragment } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDuration, formatTime, fromDateTimeInput } from '../format.js';
 import { POLL_MS, useServerData } from '../hooks.js';
@@ -9,7 +9,7 @@ import { LoadError, Loading } from './status.js';
 
 /** Deliveries shown at first, and added by each "Show older". */
 const PAGE = 50;
-/** The most one request lists (the admin API's `limit` maximum). */
+/** The most one request lists: the admin API's `limit` maximum (`DELIVERY_PAGE.max` of its contract). */
 const MOST = 500;
 
 const STATES: { value: DeliveryState | ''; label: string }[] = [
@@ -127,9 +127,13 @@ function ReplayFailed({ webhookId, onReplayed }: { webhookId: string; onReplayed
  */
 export function DeliveryLog({
   webhookId,
+  enabled,
   sent,
 }: {
-  webhookId: string /** Changes when a test event is sent. */;
+  webhookId: string;
+  /** Whether the endpoint takes deliveries: a disabled one's replays wait for it. */
+  enabled: boolean;
+  /** Changes when a test event is sent, to show it at once. */
   sent: number;
 }) {
   const [state, setState] = useState<DeliveryState | ''>('');
@@ -137,11 +141,20 @@ export function DeliveryLog({
   const [open, setOpen] = useState<Set<number>>(new Set());
   const [message, setMessage] = useState('');
   const [error, setError] = useState<string | null>(null);
+  // A new filter is a new list; more of the same list, or a test event in it, is asked for with the rows
+  // still shown, so that the table does not blank and "Show older" keeps the focus.
   const deliveries = useServerData(
     () => api.deliveries(webhookId, { ...(state ? { state } : {}), limit }),
-    [webhookId, state, limit, sent],
+    [webhookId, state],
     POLL_MS,
   );
+  const { reload } = deliveries;
+  const asked = useRef({ limit, sent });
+  useEffect(() => {
+    if (asked.current.limit === limit && asked.current.sent === sent) return;
+    asked.current = { limit, sent };
+    void reload();
+  }, [limit, sent, reload]);
 
   const toggle = (id: number) => {
     const next = new Set(open);
@@ -152,8 +165,12 @@ export function DeliveryLog({
     setError(null);
     setMessage('');
     try {
-      await api.replayDelivery(webhookId, delivery.id);
-      setMessage(`${delivery.eventType} ${delivery.eventId} is due again, with the same webhook-id.`);
+      const replayed = await api.replayDelivery(webhookId, delivery.id);
+      setMessage(
+        replayed.nextAttemptAt === null
+          ? `${delivery.eventType} ${delivery.eventId} is pending again: it goes, with the same webhook-id, once the endpoint is enabled.`
+          : `${delivery.eventType} ${delivery.eventId} is due again, with the same webhook-id.`,
+      );
       await deliveries.reload();
     } catch (failure) {
       setError((failure as Error).message);
@@ -182,8 +199,11 @@ export function DeliveryLog({
       <ReplayFailed
         webhookId={webhookId}
         onReplayed={(count) => {
+          const what = count === 1 ? '1 failed delivery is' : `${count} failed deliveries are`;
           setMessage(
-            count === 1 ? '1 failed delivery is due again.' : `${count} failed deliveries are due again.`,
+            enabled || count === 0
+              ? `${what} due again.`
+              : `${what} pending again: they go once the endpoint is enabled.`,
           );
           void deliveries.reload();
         }}

@@ -3,7 +3,7 @@ import { api } from '../api.js';
 import { KeyStateBadge } from '../components/badge.js';
 import { type KeyFields, KeyForm } from '../components/key-form.js';
 import { KeyRotation } from '../components/key-rotation.js';
-import { NewKey } from '../components/new-key.js';
+import { OneTimeSecret } from '../components/one-time-secret.js';
 import { LoadError, Loading } from '../components/status.js';
 import { Time } from '../components/time.js';
 import { formatNumber, formatShare } from '../format.js';
@@ -141,7 +141,7 @@ export function KeyList() {
         )}
       </div>
       {created && (
-        <NewKey
+        <OneTimeSecret
           heading="Your new key"
           secret={created}
           onDone={() => {

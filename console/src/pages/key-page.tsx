@@ -4,7 +4,7 @@ import { AuditTable } from '../components/audit-table.js';
 import { Badge, KeyStateBadge } from '../components/badge.js';
 import { type KeyFields, KeyForm } from '../components/key-form.js';
 import { KeyRotation } from '../components/key-rotation.js';
-import { NewKey } from '../components/new-key.js';
+import { OneTimeSecret } from '../components/one-time-secret.js';
 import { RevokeKeyDialog } from '../components/revoke-key-dialog.js';
 import { RotateKeyForm } from '../components/rotate-key-form.js';
 import { LoadError, Loading } from '../components/status.js';
@@ -164,7 +164,7 @@ export function KeyPage({ id }: { id: string }) {
         {apiKey.bannedUntil && <Badge tone="bad">Banned</Badge>}
       </div>
       {issued && (
-        <NewKey
+        <OneTimeSecret
           heading="The new key"
           secret={issued}
           onDone={() => {

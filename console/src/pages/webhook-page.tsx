@@ -4,11 +4,11 @@ import { WebhookHealthBadge } from '../components/badge.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { DeliveryLog } from '../components/delivery-log.js';
 import { Menu } from '../components/menu.js';
-import { NewKey } from '../components/new-key.js';
+import { OneTimeSecret } from '../components/one-time-secret.js';
 import { LoadError, Loading } from '../components/status.js';
 import { WebhookForm } from '../components/webhook-form.js';
 import { formatTime } from '../format.js';
-import { useFocusReturn, useServerData, useTitle } from '../hooks.js';
+import { POLL_MS, useFocusReturn, useServerData, useTitle } from '../hooks.js';
 import { issuedSecret, notice } from '../notice.js';
 import { href, location, navigate } from '../router.js';
 import type { EventType, Webhook } from '../types.js';
@@ -70,7 +70,8 @@ function SendTest({ webhook, onSent }: { webhook: Webhook; onSent: () => void })
 
 /** One endpoint: its health, details, Edit, Send test, Rotate secret, Enable or Disable, Remove, and its deliveries. */
 export function WebhookPage({ id }: { id: string }) {
-  const webhook = useServerData(() => api.getWebhook(id), [id]);
+  // Asked again while visible: a 410 or failing too long disables it in the background.
+  const webhook = useServerData(() => api.getWebhook(id), [id], POLL_MS);
   const [mode, setMode] = useState<'view' | 'edit' | 'rotate' | 'remove'>('view');
   const [actionError, setActionError] = useState<string | null>(null);
   const [testsSent, setTestsSent] = useState(0);
@@ -140,7 +141,7 @@ export function WebhookPage({ id }: { id: string }) {
         </p>
       )}
       {issued && (
-        <NewKey
+        <OneTimeSecret
           heading="The signing secret"
           what="the signing secret"
           secret={issued}
@@ -152,7 +153,7 @@ export function WebhookPage({ id }: { id: string }) {
           <p class="hint">
             Verify each event's <code>webhook-signature</code> with it and any Standard Webhooks library.
           </p>
-        </NewKey>
+        </OneTimeSecret>
       )}
       {mode === 'edit' && (
         <WebhookForm
@@ -202,8 +203,9 @@ export function WebhookPage({ id }: { id: string }) {
         </dl>
       </section>
 
-      <SendTest webhook={current} onSent={() => setTestsSent(testsSent + 1)} />
-      <DeliveryLog webhookId={current.id} sent={testsSent} />
+      {/* Keyed by the event types: after an edit of them, its choice starts from the new ones. */}
+      <SendTest key={current.events.join()} webhook={current} onSent={() => setTestsSent(testsSent + 1)} />
+      <DeliveryLog webhookId={current.id} enabled={current.enabled} sent={testsSent} />
 
       {mode === 'rotate' && (
         <ConfirmDialog

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { NewKey } from '../../../console/src/components/new-key.js';
+import { OneTimeSecret } from '../../../console/src/components/one-time-secret.js';
 import { formatTime } from '../../../console/src/format.js';
 import { keyProblem } from '../shared/key-check.js';
 import { readerKey } from '../shared/key-store.js';
@@ -36,11 +36,11 @@ function Outcome() {
   };
   if (outcome.kind === 'rotated')
     return (
-      <NewKey secret={outcome.secret} heading="Your new key" onDone={done}>
+      <OneTimeSecret secret={outcome.secret} heading="Your new key" onDone={done}>
         <p class="hint">
           This page now uses the new key. The old one works until {formatTime(outcome.oldKeyUntil)}.
         </p>
-      </NewKey>
+      </OneTimeSecret>
     );
   return (
     <p class="notice" role="status">

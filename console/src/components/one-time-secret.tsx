@@ -7,7 +7,7 @@ import { CopyButton } from './copy-button.js';
  * digest, or a webhook endpoint's signing secret. The console forgets it when the operator chooses Done or
  * leaves the page.
  */
-export function NewKey(props: {
+export function OneTimeSecret(props: {
   secret: string;
   heading: string;
   onDone: () => void;
