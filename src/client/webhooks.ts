@@ -30,12 +30,17 @@ export class WebhookVerificationError extends Error {
 
 const SIGNED = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
+/** The three signed headers, by name in any case (Node gives them in lower case, a framework may not). */
 function signedHeaders(headers: WebhookHeaders): Record<string, string> {
-  const get = (name: string) => {
-    if (headers instanceof Headers) return headers.get(name) ?? undefined;
-    const value = headers[name] ?? headers[name.toLowerCase()];
-    return Array.isArray(value) ? value.join(', ') : value;
-  };
+  const byName = new Map(
+    headers instanceof Headers
+      ? [...headers]
+      : Object.entries(headers).map(([name, value]) => [
+          name.toLowerCase(),
+          Array.isArray(value) ? value.join(', ') : value,
+        ]),
+  );
+  const get = (name: string) => byName.get(name) ?? undefined;
   const found: Record<string, string> = {};
   for (const name of SIGNED) {
     const value = get(name);
@@ -51,6 +56,10 @@ function signedHeaders(headers: WebhookHeaders): Record<string, string> {
  * never before). Throws {@link WebhookVerificationError} when the signature does not match or the timestamp
  * is more than five minutes off. During a rotation each delivery carries both secrets' signatures, so the
  * new secret verifies it as soon as you deploy it.
+ *
+ * @example
+ * const event = verifyWebhook(rawBody, request.headers, process.env.PETSTORE_WEBHOOK_SECRET);
+ * if (event.type === 'order.placed') ship(event.data.id); // data is an Order here
  */
 export function verifyWebhook(body: string | Buffer, headers: WebhookHeaders, secret: string): WebhookEvent {
   try {
