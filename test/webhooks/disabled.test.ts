@@ -67,9 +67,12 @@ for (const backend of BACKENDS) {
         method: 'POST',
       });
       assert.equal(replayed.status, 200, replayed.text);
+      assert.equal((replayed.body as DeliveryBody).nextAttemptAt, null, 'the replay says it waits');
       for (const row of await deliveries(id)) {
         assert.deepEqual([row.state, row.nextAttemptAt], ['pending', null], 'parked: no attempt is due');
       }
+      // A claim of everything due now, its attempts awaited: none of them.
+      assert.equal(await server.deps.webhooks.dispatcher.runOnce(), 0);
       assert.equal(receiver.received.length, 3, 'nothing is sent while it is disabled');
 
       const enabled = await server.admin(admin, `/webhooks/${id}`, {
@@ -86,6 +89,40 @@ for (const backend of BACKENDS) {
         20_000,
       );
       assert.equal(receiver.received.length, 6);
+      await server.admin(admin, `/webhooks/${id}`, { method: 'DELETE' });
+    });
+
+    test('a 410 that disables it parks its other pending deliveries too, and what is recorded after', async () => {
+      const made = await server.admin(admin, '/webhooks', {
+        method: 'POST',
+        json: { url: `${receiver.url}/gone`, events: ['pet.created'] },
+      });
+      const { id } = made.body as { id: string };
+      const from = receiver.received.length;
+      receiver.answer({ status: 500 }, { status: 500 }, { status: 410 });
+      const category = await server.post('/v1/categories', { name: 'Gone' });
+      const categoryId = (category.body as { id: number }).id;
+      for (const name of ['A', 'B', 'C']) {
+        assert.equal((await server.post('/v1/pets', { name, categoryId, status: 'available' })).status, 201);
+      }
+      await eventually(
+        'three attempts recorded',
+        async () => {
+          const rows = await deliveries(id);
+          return rows.length === 3 && rows.every((row) => row.attempts === 1);
+        },
+        20_000,
+      );
+      const endpoint = (await server.admin(admin, `/webhooks/${id}`)).body as {
+        disabledReason: string | null;
+      };
+      assert.equal(endpoint.disabledReason, 'gone');
+      const rows = await deliveries(id);
+      const waiting = rows.filter((row) => row.state === 'pending');
+      assert.equal(waiting.length, 2, JSON.stringify(rows));
+      for (const row of waiting) assert.equal(row.nextAttemptAt, null, 'parked by the 410');
+      assert.equal(await server.deps.webhooks.dispatcher.runOnce(), 0);
+      assert.equal(receiver.received.length, from + 3);
     });
   });
 }

@@ -112,7 +112,12 @@ describe('the guide’s receivers verify real deliveries', () => {
 
         const delivered = async () => {
           const deliveries = await server.admin(admin, `/webhooks/${id}/deliveries`);
-          const [delivery] = deliveries.body as { id: number; state: string; lastStatus: number | null }[];
+          const [delivery] = deliveries.body as {
+            id: number;
+            eventId: string;
+            state: string;
+            lastStatus: number | null;
+          }[];
           return delivery?.state === 'delivered' ? delivery : undefined;
         };
         const delivery = await eventually('the order delivered', delivered, 20_000);
@@ -134,6 +139,10 @@ describe('the guide’s receivers verify real deliveries', () => {
             return log.length === 2 && log[1]?.status === 204;
           },
           20_000,
+        );
+        // The receiver says so when it drops a repeat: once it has, it has handled the event once only.
+        await eventually('the repeat dropped', () =>
+          receiver.output().includes(`${delivery.eventId} already handled`),
         );
         assert.equal(receiver.output().split(`order ${orderId} placed`).length - 1, 1, receiver.output());
 
