@@ -18,6 +18,7 @@ export {
   EVENT_TYPES,
   type EventType,
   isEventType,
+  newEventId,
   storedEvent,
   storedEventOfJson,
   type WebhookEvent,
