@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { keyFromInput, keyProblem } from '../shared/key-check.js';
 import { KeyField } from '../shared/key-field.js';
 import { forgetKey, readerKey, rememberKey } from '../shared/key-store.js';
@@ -12,9 +12,10 @@ export function KeyForm({ onLookUp }: { onLookUp: () => void }) {
   const [text, setText] = useState(readerKey.value);
   const [problem, setProblem] = useState<string>();
   const input = useRef<HTMLInputElement>(null);
-  // The page changes the key itself when it rotates it (the new key) or revokes it (none): the field follows.
+  // The page changes the key itself when it rotates it (the new key) or revokes it (none): the field follows,
+  // before the page is painted, so that a revoked key is never on screen beside "was revoked".
   const current = readerKey.value;
-  useEffect(() => setText(current), [current]);
+  useLayoutEffect(() => setText(current), [current]);
 
   const submit = (event: Event) => {
     event.preventDefault();
