@@ -261,10 +261,17 @@ describe('two instances through PostgreSQL and Redis failures', () => {
       assert.ok(Date.now() - healedAt < 10_000, 'whole again after the partition heals');
       await sleep(200);
     }
-    const metrics = (await request(`${first.url}/metrics`)).text;
-    const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(metrics)?.[1]);
-    assert.ok(gauge('petstore_db_pool_connections') <= 4, 'the pool holds at most its size');
-    assert.equal(gauge('petstore_db_pool_waiting'), 0);
+    // No leak: the pool settles back within its size with nothing waiting. A background query (the webhook
+    // dispatcher's poll, say) may wait a moment while the connections the partition broke are replaced.
+    await eventually(
+      'the pool settled',
+      async () => {
+        const metrics = (await request(`${first.url}/metrics`)).text;
+        const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(metrics)?.[1]);
+        return gauge('petstore_db_pool_connections') <= 4 && gauge('petstore_db_pool_waiting') === 0;
+      },
+      10_000,
+    );
 
     toRedis.blackHole();
     try {
