@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { EVENT_TYPES, type EventType } from '../contract/index.js';
 import type { StoredEvent } from './types.js';
 
@@ -26,12 +26,32 @@ export interface WebhookEvent {
 /** The API version whose shapes every event's `data` has: `/v1`'s and `/admin/v1`'s. */
 export const EVENT_API_VERSION = 'v1';
 
+/** The random part of an event id, in bytes: 80 bits. */
+const RANDOM_BYTES = 10;
+
+/**
+ * Random bytes for event ids, filled a hundred ids at a time: one `randomBytes(10)` call cost 4.7 µs here,
+ * a tenth of a create's whole outbox cost, against 0.1 µs for a slice of this pool (as `crypto.randomUUID`
+ * keeps its own). The bytes are the CSPRNG's either way.
+ */
+const pool = Buffer.alloc(RANDOM_BYTES * 100);
+let poolOffset = pool.length;
+
+function randomHex(): string {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  poolOffset += RANDOM_BYTES;
+  return pool.toString('hex', poolOffset - RANDOM_BYTES, poolOffset);
+}
+
 /**
  * A new event id: `evt_`, the time in milliseconds (12 hex digits) and 80 random bits. Ordered by time, so
  * that the outbox's indexes of it grow at their end, as its rows do, instead of at a random page each.
  */
 export function newEventId(at: number): string {
-  return `evt_${at.toString(16).padStart(12, '0')}${randomBytes(10).toString('hex')}`;
+  return `evt_${at.toString(16).padStart(12, '0')}${randomHex()}`;
 }
 
 /**
