@@ -1,5 +1,6 @@
 export { type AdminAuthenticator, createAdminAuthenticator } from './authenticator.js';
 export { identifyAdmin, requireAdmin } from './hook.js';
+export { insufficientRole, requireRole, roleOf } from './roles.js';
 export { createAdminHandlers } from './routes.js';
 export {
   createSessions,

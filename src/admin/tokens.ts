@@ -1,5 +1,6 @@
 import { type Actor, type AuditEntry, CLI_ACTOR } from '../audit/index.js';
 import { type Clock, systemClock } from '../clock/index.js';
+import type { Role } from '../contract/index.js';
 import { adminTokenPrefix, checkName, generateAdminToken, keyDigest, randomBase62 } from '../keys/index.js';
 
 /** An admin token as stored: only the SHA-256 digest of the token is kept. */
@@ -12,6 +13,8 @@ export interface AdminTokenRecord {
   digest: string;
   createdAt: string;
   revokedAt: string | null;
+  /** What it may do (src/contract/roles.ts); tokens made before roles are owners. */
+  role: Role;
 }
 
 /** Where admin tokens are kept: the storage implements it. Every change is audited in its transaction. */
@@ -25,8 +28,15 @@ export interface AdminTokenRepository {
 
 /** The operator's side of admin tokens: `petstore admin-tokens`. */
 export interface AdminTokenManager {
-  /** Makes a token and returns it with its record; the token is shown once and never stored. */
-  create(name: string | undefined, actor?: Actor): Promise<{ record: AdminTokenRecord; token: string }>;
+  /**
+   * Makes a token of `role` and returns it with its record; the token is shown once and never stored. The
+   * caller checks that `role` is not above its own (the CLI's is the owner's).
+   */
+  create(
+    name: string | undefined,
+    role: Role,
+    actor?: Actor,
+  ): Promise<{ record: AdminTokenRecord; token: string }>;
   list(): Promise<AdminTokenRecord[]>;
   /** Revokes a token; false if no token has that id. */
   revoke(id: string, actor?: Actor): Promise<boolean>;
@@ -40,7 +50,7 @@ export function createAdminTokenManager(deps: {
   const clock = deps.clock ?? systemClock;
   const now = () => new Date(clock.now()).toISOString();
   return {
-    async create(name = 'unnamed', actor = CLI_ACTOR) {
+    async create(name = 'unnamed', role, actor = CLI_ACTOR) {
       checkName(name);
       const token = generateAdminToken();
       const record: AdminTokenRecord = {
@@ -50,13 +60,14 @@ export function createAdminTokenManager(deps: {
         digest: keyDigest(token),
         createdAt: now(),
         revokedAt: null,
+        role,
       };
       await adminTokens.insert(record, {
         at: record.createdAt,
         actor,
         action: 'admin_token.created',
         target: record.id,
-        details: { name },
+        details: { name, role },
       });
       return { record, token };
     },

@@ -8,6 +8,7 @@ import {
   createSessions,
   identifyAdmin,
   requireAdmin,
+  requireRole,
   type Sessions,
 } from '../admin/index.js';
 import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
@@ -218,6 +219,11 @@ const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[]
   {
     does: 'refuses a request without a valid admin token with 401, and a session’s change from elsewhere with 403',
     register: (scope) => requireAdmin(scope),
+  },
+  {
+    does: "refuses a token without the operation's role with 403, audited",
+    register: (scope, { storage, clock, logger }) =>
+      requireRole(scope, { audit: storage.audit, clock, logger }),
   },
   {
     does: 'serves the operations of the admin API, and 405 for other methods',

@@ -1,3 +1,5 @@
+import type { ActorKind } from '../contract/index.js';
+
 /** What was done, to a key, an admin token, a custom domain or a webhook endpoint. */
 export type AuditAction =
   | 'key.created'
@@ -18,16 +20,32 @@ export type AuditAction =
   | 'webhook.updated'
   | 'webhook.secret_rotated'
   | 'webhook.deleted'
-  | 'webhook.disabled';
+  | 'webhook.disabled'
+  | 'access.refused';
 
 /**
- * Who did it: an admin token's id, `cli` for the command line on a machine that reaches the database,
- * `config` for the config file's domains, `checker` for the re-checks of domains.
+ * Who did it: an admin token's id, an API key's id (a key that rotated or revoked itself), `cli` for the
+ * command line on a machine that reaches the database, or the service itself: `config` for the config
+ * file's domains, `checker` for the re-checks of domains, `webhooks` for the dispatcher.
  */
 export type Actor = string;
 
 /** The actor of every change made with the CLI. */
 export const CLI_ACTOR: Actor = 'cli';
+
+/**
+ * The kind of an actor, from its form alone: ids carry their kind's prefix, and the service's own actors are
+ * words. The stores compute the same in SQL (`ACTOR_KIND_SQL`), so that the filter runs in the database.
+ */
+export function actorKindOf(actor: Actor): ActorKind {
+  if (actor.startsWith('adm_')) return 'token';
+  if (actor.startsWith('key_')) return 'key';
+  return actor === CLI_ACTOR ? 'cli' : 'system';
+}
+
+/** `actorKindOf` as an SQL expression of the column `actor`, in the dialect SQLite and PostgreSQL share. */
+export const ACTOR_KIND_SQL = `CASE WHEN substr(actor, 1, 4) = 'adm_' THEN 'token'
+  WHEN substr(actor, 1, 4) = 'key_' THEN 'key' WHEN actor = 'cli' THEN 'cli' ELSE 'system' END`;
 
 /**
  * One change, as it is appended beside the change itself (in the same transaction): who, what, when, to
@@ -56,6 +74,7 @@ export interface AuditFilter {
   before?: number;
   target?: string;
   actor?: string;
+  actorKind?: ActorKind;
   /** Only entries at or after this time, and before `to` (ISO 8601, as stored). */
   from?: string;
   to?: string;
@@ -64,8 +83,13 @@ export interface AuditFilter {
   limit: number;
 }
 
-/** The record of changes: appended to only, by the repositories that make the changes. */
+/**
+ * The record of changes: appended to by the repositories that make the changes, in their transactions, and
+ * by `record` for what changes nothing (a refusal).
+ */
 export interface AuditRepository {
   /** The entries that pass the filter, in its order, at most `limit`. */
   list(filter: AuditFilter): Promise<AuditRecord[]>;
+  /** Appends an entry that goes with no change, such as `access.refused`. */
+  record(entry: AuditEntry): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { createAdminTokenManager } from '../admin/index.js';
 import type { Config } from '../config/index.js';
-import { AUDIT_PAGE } from '../contract/index.js';
+import { AUDIT_PAGE, isRole, ROLES, type Role } from '../contract/index.js';
 import { KeyInputError } from '../keys/index.js';
 import { parseOptions, UsageError } from './args.js';
 import { ADMIN_TOKENS_OPTIONS, AUDIT_OPTIONS } from './commands.js';
@@ -32,21 +32,30 @@ export async function adminTokensCommand(
     throw new UsageError('admin-tokens revoke takes one token id', 'admin-tokens');
   }
 
+  const role = (values as { role?: string }).role ?? 'owner';
+  if (!isRole(role)) {
+    throw new UsageError(
+      `--role must be one of ${ROLES.join(', ')} (got ${printable(role)})`,
+      'admin-tokens',
+    );
+  }
+
   const storage = await openExistingStorage(config);
   try {
     const tokens = createAdminTokenManager({ adminTokens: storage.adminTokens });
     if (action === 'create') {
-      const { record, token } = await tokens.create((values as { name?: string }).name);
+      const { record, token } = await tokens.create((values as { name?: string }).name, role as Role);
       out.write(
         json
           ? jsonLine({
               id: record.id,
               name: record.name,
+              role: record.role,
               prefix: record.prefix,
               createdAt: record.createdAt,
               token,
             })
-          : `Created admin token ${record.id} ("${printable(record.name)}").\n\n  ${token}\n\nStore it now: it will not be shown again.\n`,
+          : `Created admin token ${record.id} ("${printable(record.name)}", ${record.role}).\n\n  ${token}\n\nStore it now: it will not be shown again.\n`,
       );
       return 0;
     }
@@ -59,7 +68,7 @@ export async function adminTokensCommand(
         for (const token of listed) {
           const state = token.revokedAt === null ? 'active' : `revoked ${token.revokedAt}`;
           out.write(
-            `${token.id}  ${token.prefix}…  "${printable(token.name)}"  created ${token.createdAt}  ${state}\n`,
+            `${token.id}  ${token.prefix}…  "${printable(token.name)}"  ${token.role}  created ${token.createdAt}  ${state}\n`,
           );
         }
       }

@@ -1,5 +1,13 @@
 import { OPERATOR_SETTINGS, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
-import { AUDIT_PAGE, DELIVERY_PAGE, EVENT_TYPES, REQUESTS_PAGE, SCOPES } from '../contract/index.js';
+import {
+  AUDIT_PAGE,
+  DELIVERY_PAGE,
+  EVENT_TYPES,
+  REQUESTS_PAGE,
+  ROLE_MEANING,
+  ROLES,
+  SCOPES,
+} from '../contract/index.js';
 import type { OptionSpec } from './args.js';
 
 // The CLI's grammar in one table, made of the very option specs the commands' parsers use, so that a test
@@ -71,12 +79,15 @@ export const KEYS_OPTIONS = {
 } as const satisfies Record<string, OptionSpec>;
 
 export const ADMIN_TOKENS_USAGE = `Usage:
-  petstore admin-tokens create [--name NAME] [--json]
+  petstore admin-tokens create [--name NAME] [--role ROLE] [--json]
   petstore admin-tokens list [--json]
   petstore admin-tokens revoke <id>
 
 An admin token (ps_admin_…) authenticates software to the admin API under /admin/v1 (its document is at
-/admin/openapi.json). It is printed once, at creation: only its digest is stored. A revoked token is
+/admin/openapi.json). It is printed once, at creation: only its digest is stored. Its role says what it may
+do (default owner; the command line acts as an owner itself):
+${ROLES.map((role) => `  ${role.padEnd(8)} ${ROLE_MEANING[role]}`).join('\n')}
+Each admin operation names the least role it needs; a token without it gets 403 insufficient_role. A revoked token is
 refused by every server within 5 seconds; revoke says so only once the token reads revoked after the change
 (else it fails with exit 1). Each change is audited.
 
@@ -86,8 +97,9 @@ ${settingsHelp(STORAGE_SETTINGS)}`;
 export const AUDIT_USAGE = `Usage:
   petstore audit list [--target ID] [--after ID] [--limit N] [--json]
 
-Every change to API keys, admin tokens and custom domains, oldest first: when, who (an admin token id, cli,
-config or checker), what, to which id or domain, and what changed. Never a key or a token. One page at a
+Every change to API keys, admin tokens, custom domains and webhook endpoints, and every request refused for
+its role, oldest first: when, who (an admin token id, an API key id, cli, config, checker or webhooks),
+what, to which id or domain, and what changed. Never a key or a token. One page at a
 time, as GET /admin/v1/audit: --limit 1 to ${AUDIT_PAGE.max} (default ${AUDIT_PAGE.default}), and --after the
 last id of the page before for the next.
 
@@ -96,7 +108,7 @@ ${settingsHelp(STORAGE_SETTINGS)}`;
 
 /** The options of each `admin-tokens` action: the grammar the parser uses and the docs are checked against. */
 export const ADMIN_TOKENS_OPTIONS = {
-  create: { name: { type: 'string' }, json: { type: 'boolean' } },
+  create: { name: { type: 'string' }, role: { type: 'string' }, json: { type: 'boolean' } },
   list: { json: { type: 'boolean' } },
   revoke: {},
 } as const satisfies Record<string, OptionSpec>;

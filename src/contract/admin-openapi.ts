@@ -3,6 +3,7 @@ import { ADMIN_API } from './apis.js';
 import { componentsOf, type DocumentParts, errorTable, type Json, pathsOf } from './document.js';
 import { SCOPES } from './keys.js';
 import { API_VERSION } from './openapi.js';
+import { ROLE_MEANING, ROLES } from './roles.js';
 
 /** What the admin document prints of the configuration. */
 export interface AdminDocumentOptions {
@@ -22,6 +23,12 @@ Every operation requires an admin token sent as a bearer token: \`Authorization:
 Admin tokens (\`ps_admin_…\`) are made by an operator with \`petstore admin-tokens create\`, shown once and
 stored only as a digest; \`petstore admin-tokens revoke <id>\` ends one within 5 seconds. A missing or
 invalid token is answered with 401 and \`WWW-Authenticate: Bearer realm="petstore-admin"\`.
+
+## Roles
+Every admin token has a role (\`petstore admin-tokens create --role\`): ${ROLES.map((role) => `\`${role}\` (${ROLE_MEANING[role]})`).join('; ')}.
+Each operation names the least role it needs, in its description and as \`x-petstore-role\`; a token without it
+is answered 403 \`insufficient_role\`, and the refusal is audited as \`access.refused\`. The guide
+[People and roles](/docs/guides/people-and-roles) has the whole table.
 
 <!-- ReDoc-Inject: <security-definitions> -->
 
@@ -70,8 +77,9 @@ reach every instance within 5 seconds.`,
       {
         name: 'Audit',
         description: `The record of every change: each change to a key, an admin token, a session, a domain or a
-webhook endpoint is recorded, append-only, with who made it (an admin token id and its name, or \`cli\`), what and
-when; never a key, a token, a signing secret or a URL's password.`,
+webhook endpoint is recorded, append-only, with who made it (an admin token id and its name, or \`cli\`; the kind of
+actor in \`actorKind\`), what and when, and so is every request refused for its role (\`access.refused\`); never a
+key, a token, a signing secret or a URL's password. \`format=ndjson\` or \`format=csv\` exports a filtered view.`,
       },
       { name: 'Usage', description: 'Answers by outcome over time, and the most used keys of a day.' },
       {

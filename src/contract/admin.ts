@@ -4,6 +4,8 @@ import { OrNull, Timestamp, TimestampInput } from './fields.js';
 import { KeyId, PlanSchema, ScopesSchema } from './keys.js';
 import type { Operation } from './operations.js';
 import { AdminLoggedRequest, RequestParams, RequestQuery } from './requests.js';
+import type { Role } from './roles.js';
+import { ACTOR_KINDS } from './roles.js';
 import { ErrorSchema, NoQuery } from './schemas.js';
 import {
   DeliveryParams,
@@ -155,6 +157,11 @@ export const AuditEvent = Type.Object(
         'Who did it: an admin token id, `cli` for the command line, `config` for the config file, `checker` ' +
         'for the re-checks of domains, or an API key id for a key that rotated or revoked itself (`/v1/key`).',
     }),
+    actorKind: stringEnum(ACTOR_KINDS, {
+      description:
+        'What kind of actor: `token` (an admin token), `key` (an API key), `cli`, or `system` (`config`, ' +
+        '`checker`, `webhooks`).',
+    }),
     actorName: OrNull(
       Type.String({
         description:
@@ -188,6 +195,16 @@ export const AuditQuery = Type.Object(
         maxLength: 100,
         description:
           'Only events of this actor: an admin token id, `cli`, `config`, `checker` or `webhooks`.',
+      }),
+    ),
+    actorKind: Type.Optional(
+      stringEnum(ACTOR_KINDS, { description: 'Only events of this kind of actor (`actorKind`).' }),
+    ),
+    format: Type.Optional(
+      stringEnum(['ndjson', 'csv'] as const, {
+        description:
+          'Every event of the filter, streamed as NDJSON or CSV (`after`, `before` and `order` apply; ' +
+          '`limit` does not), instead of a page.',
       }),
     ),
     from: Type.Optional(TimestampInput('Only events at or after this time.')),
@@ -533,6 +550,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/keys',
     tag: 'Keys',
+    role: 'admin',
     summary: 'Create an API key',
     description:
       'Makes a key and shows it once: only its digest is stored. Enterprise keys need `perMinute` and ' +
@@ -546,6 +564,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/keys',
     tag: 'Keys',
+    role: 'viewer',
     summary: 'List API keys',
     description: 'Every key, revoked and expired ones included, oldest first; never a key itself.',
     success: { status: 200, description: 'Every key.', schema: 'ApiKey', array: true },
@@ -556,6 +575,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/keys/{id}',
     tag: 'Keys',
+    role: 'viewer',
     summary: 'Show an API key',
     description: 'One key, with its state, expiry, scopes, ban and last use.',
     params: 'KeyParams',
@@ -567,6 +587,7 @@ export const ADMIN_OPERATIONS = [
     method: 'PATCH',
     path: '/keys/{id}',
     tag: 'Keys',
+    role: 'admin',
     summary: 'Change an API key',
     description:
       'Changes the name, plan, limits, scopes or expiry of a key that is not revoked. Every instance applies ' +
@@ -582,6 +603,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/keys/{id}/rotate',
     tag: 'Keys',
+    role: 'admin',
     summary: 'Rotate an API key',
     description:
       'Makes a new key with the same plan, limits and scopes, and shows it once. The old key keeps working ' +
@@ -601,6 +623,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/keys/{id}/revoke',
     tag: 'Keys',
+    role: 'admin',
     summary: 'Revoke an API key',
     description:
       'Revokes the key and every key rotated from it, its successors (whoever holds a leaked key could have ' +
@@ -620,6 +643,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/keys/{id}/unban',
     tag: 'Keys',
+    role: 'support',
     summary: 'Lift the ban of an API key',
     description: 'Every instance admits the key again within 5 seconds; its windows keep their counts.',
     params: 'KeyParams',
@@ -631,6 +655,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/audit',
     tag: 'Audit',
+    role: 'viewer',
     summary: 'List audit events',
     description:
       'The append-only record of every change to keys, admin tokens, sessions, domains and webhook endpoints: who (an admin ' +
@@ -638,6 +663,7 @@ export const ADMIN_OPERATIONS = [
       'paged with `after` (the last id seen); with `order=desc` newest first, paged with `before`. Filter by ' +
       '`target`, `actor` and time.',
     query: 'AuditQuery',
+    exported: true,
     success: { status: 200, description: 'The events.', schema: 'AuditEvent', array: true },
     errors: [400],
   },
@@ -646,6 +672,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/requests',
     tag: 'Requests',
+    role: 'viewer',
     summary: 'Search the request log',
     description:
       'Every answered request of `/v1` and `/admin/v1`, newest first (docs/request-log.md): filter by key, ' +
@@ -653,22 +680,25 @@ export const ADMIN_OPERATIONS = [
       'the `Link` header’s `cursor`, which stays put while new requests arrive. `format=ndjson` or ' +
       '`format=csv` streams every row of the filter instead of a page. A request shows once answered (on ' +
       'another instance within 2 seconds), for `REQUEST_LOG_DAYS` whole days. 404 `not_found` when the ' +
-      'request log is off (`REQUEST_LOG=off`).',
+      'request log is off (`REQUEST_LOG=off`). A `viewer` sees `client` as null, and filtering by `client` ' +
+      'needs `support` (403 `insufficient_role`).',
     query: 'RequestQuery',
     paged: true,
     exported: true,
     success: { status: 200, description: 'The requests.', schema: 'AdminLoggedRequest', array: true },
-    errors: [400, 404],
+    errors: [400, 403, 404],
   },
   {
     operationId: 'getRequest',
     method: 'GET',
     path: '/requests/{requestId}',
     tag: 'Requests',
+    role: 'viewer',
     summary: 'Show a logged request',
     description:
       'The request of an `X-Request-Id`, as a customer quotes it from an Error body: the newest, should a ' +
-      'client have sent the same id twice. 404 when no request of the kept days has it.',
+      'client have sent the same id twice. 404 when no request of the kept days has it. A `viewer` sees ' +
+      '`client` as null.',
     params: 'RequestParams',
     success: { status: 200, description: 'The request.', schema: 'AdminLoggedRequest' },
     errors: [400, 404],
@@ -678,6 +708,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/sessions',
     tag: 'Sessions',
+    role: 'viewer',
     summary: 'Sign in to the console',
     description:
       'Exchanges the admin token in `Authorization` for a console session, set as a cookie: `HttpOnly`, ' +
@@ -703,6 +734,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/sessions/current',
     tag: 'Sessions',
+    role: 'viewer',
     summary: 'Show the current console session',
     description:
       'The session of the cookie and `X-Petstore-Session` sent: 401 when it has ended, 404 for a request ' +
@@ -715,6 +747,7 @@ export const ADMIN_OPERATIONS = [
     method: 'DELETE',
     path: '/sessions/current',
     tag: 'Sessions',
+    role: 'viewer',
     summary: 'Sign out of the console',
     description: 'Ends the session of the cookie sent, on every instance at once, and clears the cookie.',
     success: { status: 200, description: 'The session ended.', schema: 'SessionEnd' },
@@ -725,6 +758,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/usage',
     tag: 'Usage',
+    role: 'viewer',
     summary: 'Usage over time',
     description:
       'Answers by outcome per hour (the last 48 hours by default; kept 90 days) or per day (the last 90 days ' +
@@ -739,6 +773,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/usage/keys',
     tag: 'Usage',
+    role: 'viewer',
     summary: 'The most used keys of a day',
     description:
       'The keys that answered requests on a UTC day (today by default), the most used first, with their ' +
@@ -752,6 +787,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/domains',
     tag: 'Domains',
+    role: 'viewer',
     summary: 'List custom domains',
     description: 'Every custom domain, those of the config file included, by name, with its state.',
     success: { status: 200, description: 'Every domain.', schema: 'Domain', array: true },
@@ -762,6 +798,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/domain-settings',
     tag: 'Domains',
+    role: 'viewer',
     summary: 'Show how custom domains are checked',
     description:
       'The DNS target every custom domain points at (`DOMAINS_TARGET`, null when it is not set) and whether ' +
@@ -774,6 +811,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/domains',
     tag: 'Domains',
+    role: 'admin',
     summary: 'Add a custom domain',
     description:
       'Adds a domain as `pending` and answers the DNS records its owner adds (a CNAME to the DNS target, ' +
@@ -788,6 +826,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/domains/{name}',
     tag: 'Domains',
+    role: 'viewer',
     summary: 'Show a custom domain',
     description: 'Its state, why, the fix, its DNS records, its certificate and its next check.',
     params: 'DomainParams',
@@ -799,6 +838,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/domains/{name}/verify',
     tag: 'Domains',
+    role: 'admin',
     summary: 'Re-verify a custom domain',
     description:
       'Checks the domain now. One waiting for its certificate, or whose certificate failed, gets 30 new ' +
@@ -812,6 +852,7 @@ export const ADMIN_OPERATIONS = [
     method: 'DELETE',
     path: '/domains/{name}',
     tag: 'Domains',
+    role: 'admin',
     summary: 'Remove a custom domain',
     description:
       'Every instance stops serving it and refuses certificates for it at once. Domains of the config ' +
@@ -825,6 +866,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/webhooks',
     tag: 'Webhooks',
+    role: 'viewer',
     summary: 'List webhook endpoints',
     description:
       'Every endpoint, oldest first, with its health (`enabled`, `disabledReason`, `failingSince`).',
@@ -836,6 +878,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/webhooks',
     tag: 'Webhooks',
+    role: 'admin',
     summary: 'Add a webhook endpoint',
     description:
       'Every event of the types named is POSTed to the URL, signed per the Standard Webhooks specification ' +
@@ -851,6 +894,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/webhooks/{id}',
     tag: 'Webhooks',
+    role: 'viewer',
     summary: 'Show a webhook endpoint',
     description: 'The endpoint, without its secret.',
     params: 'WebhookParams',
@@ -862,6 +906,7 @@ export const ADMIN_OPERATIONS = [
     method: 'PATCH',
     path: '/webhooks/{id}',
     tag: 'Webhooks',
+    role: 'admin',
     summary: 'Change a webhook endpoint',
     description:
       'Its URL, event types, description, or `enabled`: a disabled endpoint’s deliveries wait, and go once ' +
@@ -876,6 +921,7 @@ export const ADMIN_OPERATIONS = [
     method: 'DELETE',
     path: '/webhooks/{id}',
     tag: 'Webhooks',
+    role: 'admin',
     summary: 'Delete a webhook endpoint',
     description: 'The endpoint goes with its deliveries and their log; nothing more is sent to it.',
     params: 'WebhookParams',
@@ -887,6 +933,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/webhooks/{id}/rotate-secret',
     tag: 'Webhooks',
+    role: 'owner',
     summary: 'Rotate a webhook endpoint’s secret',
     description:
       'A new secret, shown this once. For 24 hours every attempt carries two signatures, one with each ' +
@@ -900,6 +947,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/webhooks/{id}/test',
     tag: 'Webhooks',
+    role: 'admin',
     summary: 'Send a webhook endpoint a test event',
     description:
       'Sends an event of `type` (the endpoint’s first event type by default) whose `data` is ' +
@@ -916,6 +964,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/webhooks/{id}/deliveries',
     tag: 'Webhooks',
+    role: 'viewer',
     summary: 'List a webhook endpoint’s deliveries',
     description:
       'Its delivery log, newest first: the event, its state, attempts, the last status and the next retry. ' +
@@ -930,6 +979,7 @@ export const ADMIN_OPERATIONS = [
     method: 'GET',
     path: '/webhooks/{id}/deliveries/{deliveryId}',
     tag: 'Webhooks',
+    role: 'viewer',
     summary: 'Show a delivery and its attempts',
     description:
       'Every attempt: when, the status code, the latency, the answer’s first KiB, and the next retry.',
@@ -942,6 +992,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/webhooks/{id}/deliveries/{deliveryId}/replay',
     tag: 'Webhooks',
+    role: 'admin',
     summary: 'Replay a delivery',
     description:
       'Sends the event again at once, with the same `webhook-id`, and retries it on the schedule if it fails. ' +
@@ -955,6 +1006,7 @@ export const ADMIN_OPERATIONS = [
     method: 'POST',
     path: '/webhooks/{id}/deliveries/replay',
     tag: 'Webhooks',
+    role: 'admin',
     summary: 'Replay the failed deliveries since a time',
     description: 'Every delivery of the endpoint that failed and was made at or after `since` is due again.',
     params: 'WebhookParams',
@@ -962,7 +1014,7 @@ export const ADMIN_OPERATIONS = [
     success: { status: 200, description: 'How many are due again.', schema: 'ReplayCount' },
     errors: [...BODY_ERRORS, 404],
   },
-] as const satisfies readonly Operation<AdminSchemaName, AdminParameterName>[];
+] as const satisfies readonly (Operation<AdminSchemaName, AdminParameterName> & { role: Role })[];
 
 export type AdminOperationId = (typeof ADMIN_OPERATIONS)[number]['operationId'];
 

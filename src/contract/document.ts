@@ -135,6 +135,12 @@ function descriptionOf(operation: Operation, parts: DocumentParts): string {
     lines.push(`Stability: **${operation.stability}**.`);
   }
   if (operation.scope !== undefined) lines.push(`Scope: \`${operation.scope}\`.`);
+  if (operation.role !== undefined)
+    lines.push(
+      operation.role === 'viewer'
+        ? 'Role: any (`viewer` and above).'
+        : `Role: \`${operation.role}\`${operation.role === 'owner' ? '' : ' and above'}.`,
+    );
   return lines.join('\n\n');
 }
 
@@ -172,6 +178,7 @@ export function operationObject(operation: Operation, parts: DocumentParts): Jso
   if (operation.conditional) responses['304'] = ref('responses', 'NotModified');
   const errors = new Set([...operation.errors, ...parts.commonErrors]);
   if (operation.scope !== undefined) errors.add(403);
+  if (operation.role !== undefined && operation.role !== 'viewer') errors.add(403);
   for (const status of [...errors].sort()) responses[status] = ref('responses', ERROR_RESPONSES[status].name);
 
   const parameters = parametersOf(operation, parts.api.parameters);
@@ -190,6 +197,7 @@ export function operationObject(operation: Operation, parts: DocumentParts): Jso
       ? { deprecated: true, 'x-sunset': day(parts.deprecation.sunsetAt) }
       : {}),
     ...(operation.countsAgainstQuota === false ? { 'x-counts-against-quota': false } : {}),
+    ...(operation.role !== undefined ? { 'x-petstore-role': operation.role } : {}),
     // RFC 6750 bearer tokens have no OpenAPI scopes of their own; the list names the role the key needs.
     security: [{ [parts.scheme]: operation.scope === undefined ? [] : [operation.scope] }],
     ...(parameters.length > 0 ? { parameters } : {}),

@@ -42,6 +42,15 @@ export {
   type RequestQuery,
 } from './requests.js';
 export {
+  ACTOR_KINDS,
+  type ActorKind,
+  isRole,
+  ROLE_MEANING,
+  ROLES,
+  type Role,
+  roleAllows,
+} from './roles.js';
+export {
   Category,
   type CategoryQuery,
   DEFAULT_PAGE_LIMIT,

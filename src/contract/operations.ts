@@ -1,4 +1,5 @@
 import type { Scope } from './keys.js';
+import type { Role } from './roles.js';
 import type { ParameterSchemaName, SchemaName } from './schemas.js';
 
 /** Statuses of error answers that the documents describe, each with a reusable response component. */
@@ -24,6 +25,8 @@ export interface Operation<S extends string = string, P extends string = string>
   params?: P;
   /** The scope an API key needs for it (403 `insufficient_scope` without); none: any valid key. */
   scope?: Scope;
+  /** The least role an admin token or a person needs for it (403 `insufficient_role` without); admin only. */
+  role?: Role;
   /** False when a call counts against no rate limit (reading one's own key); it still gets the headers. */
   countsAgainstQuota?: false;
   /** The body may be left out (its fields all have defaults). */

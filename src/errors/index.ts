@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'invalid_api_key'
   | 'api_key_expired'
   | 'insufficient_scope'
+  | 'insufficient_role'
   | 'cross_origin_request'
   | 'https_required'
   | 'key_revoked'
@@ -41,6 +42,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_api_key: 401,
   api_key_expired: 401,
   insufficient_scope: 403,
+  insufficient_role: 403,
   cross_origin_request: 403,
   https_required: 403,
   not_found: 404,
@@ -78,6 +80,8 @@ export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
   api_key_expired:
     'The API key is past its expiry, or the grace period of its rotation (then the key that replaced it works).',
   insufficient_scope: 'The API key lacks the scope the operation needs; `WWW-Authenticate` names it.',
+  insufficient_role:
+    'The admin token or the person signed in lacks the role the operation needs; the message names it (admin API only).',
   cross_origin_request:
     'A request that changes something with a console session came from another origin (admin API only).',
   https_required:

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiDescription, Operation, OperationId, Scope } from '../contract/index.js';
+import type { ApiDescription, Operation, OperationId, Role, Scope } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 
 /**
@@ -32,6 +32,8 @@ export interface RouteConfig {
   preparedAnswer?: boolean;
   /** The scope an API key needs for the operation. */
   scope?: Scope;
+  /** The least role an admin token or a person needs for the operation (admin API). */
+  role?: Role;
   /** False for an operation that counts against no rate limit. */
   countsAgainstQuota?: false;
 }
@@ -213,6 +215,7 @@ export function registerOperations(
         deprecated: operation.deprecated === true,
         preparedAnswer: prepared,
         ...(operation.scope === undefined ? {} : { scope: operation.scope }),
+        ...(operation.role === undefined ? {} : { role: operation.role }),
         ...(operation.countsAgainstQuota === false ? { countsAgainstQuota: false } : {}),
       } satisfies RouteConfig,
       handler: prepared ? entry.prepared : entry,

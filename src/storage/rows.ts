@@ -1,6 +1,6 @@
 import type { AdminTokenRecord, SessionRecord } from '../admin/index.js';
 import type { AuditEntry, AuditFilter, AuditRecord } from '../audit/index.js';
-import type { Category, Order, OrderStatus, Pet, PetStatus, Scope } from '../contract/index.js';
+import type { Category, Order, OrderStatus, Pet, PetStatus, Role, Scope } from '../contract/index.js';
 import type { DomainCheckResult, DomainRecord, DomainState } from '../domains/index.js';
 import type { ApiKeyRecord } from '../keys/index.js';
 import type { IdempotencyRecord } from './types.js';
@@ -167,6 +167,7 @@ export interface AdminTokenRow {
   digest: string;
   created_at: string;
   revoked_at: string | null;
+  role: string;
 }
 
 export function toAdminTokenRecord(row: AdminTokenRow): AdminTokenRecord {
@@ -177,6 +178,8 @@ export function toAdminTokenRecord(row: AdminTokenRow): AdminTokenRecord {
     digest: row.digest,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+    // The column's CHECK keeps it to the roles.
+    role: row.role as Role,
   };
 }
 
@@ -206,6 +209,7 @@ export interface AuditParameters {
   before: number | null;
   target: string | null;
   actor: string | null;
+  actorKind: string | null;
   from: string | null;
   to: string | null;
   limit: number;
@@ -217,6 +221,7 @@ export function auditParameters(filter: AuditFilter): AuditParameters {
     before: filter.before ?? null,
     target: filter.target ?? null,
     actor: filter.actor ?? null,
+    actorKind: filter.actorKind ?? null,
     from: filter.from ?? null,
     to: filter.to ?? null,
     limit: filter.limit,

@@ -21,6 +21,8 @@ export const OLDEST_RELEASE_SERVING: Readonly<Record<number, string>> = {
   10: '1.0.0',
   11: '1.0.0',
   12: '1.0.0',
+  // A release before roles would let every token do everything, a viewer's too.
+  13: '1.4.0',
 };
 
 /** The newest schema version this release knows. */

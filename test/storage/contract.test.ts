@@ -477,6 +477,7 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
         digest: 'digest-admin',
         createdAt: new Date().toISOString(),
         revokedAt: null,
+        role: 'support' as const,
       };
       await storage.adminTokens.insert(token, audited('admin_token.created', token.id));
       assert.ok((await storage.apiKeys.version()) > version);

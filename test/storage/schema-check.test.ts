@@ -92,7 +92,7 @@ describe('a SQLite file’s schema objects against those this release’s migrat
     exec(
       loose,
       `CREATE TABLE t (id TEXT PRIMARY KEY, name TEXT NOT NULL, prefix TEXT NOT NULL, digest TEXT NOT NULL UNIQUE,
-         created_at TEXT NOT NULL, revoked_at TEXT) STRICT;
+         created_at TEXT NOT NULL, revoked_at TEXT, role TEXT NOT NULL DEFAULT 'owner') STRICT;
        INSERT INTO t SELECT * FROM admin_tokens; DROP TABLE admin_tokens; ALTER TABLE t RENAME TO admin_tokens;`,
     );
     assert.deepEqual(differencesOf(loose, SCHEMA_VERSION), [

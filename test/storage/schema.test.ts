@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { API_VERSION } from '../../src/contract/index.js';
-import { OLDEST_RELEASE_SERVING, SCHEMA_VERSION } from '../../src/storage/index.js';
+import { compareReleases, OLDEST_RELEASE_SERVING, SCHEMA_VERSION } from '../../src/storage/index.js';
 import {
   migrate as migratePostgres,
   MIGRATIONS as POSTGRES_MIGRATIONS,
@@ -122,7 +122,8 @@ for (const backend of BACKENDS) {
       assert.match(
         due.stdout,
         new RegExp(
-          `schema is at version ${SCHEMA_VERSION - 1} \\(release [0-9., ]+\\); release ${API_VERSION} is at ${SCHEMA_VERSION}: 1 migration due \\(${SCHEMA_VERSION}\\)`,
+          // The version before may be one no release shipped at (two migrations in one release).
+          `schema is at version ${SCHEMA_VERSION - 1}( \\(release [0-9., ]+\\))?; release ${API_VERSION} is at ${SCHEMA_VERSION}: 1 migration due \\(${SCHEMA_VERSION}\\)`,
         ),
       );
       assert.equal((await runCli(['migrate', '--check'], made.env)).code, 1, 'the check migrated nothing');
@@ -143,9 +144,13 @@ for (const backend of BACKENDS) {
       assert.equal(served.code, 0, served.stderr);
       const check = await runCli(['migrate', '--check'], made.env);
       assert.equal(check.code, 0, check.stderr);
+      // The future version needs only 1.0.0, but this release's own newest migration may need more.
+      const needed = Object.values(OLDEST_RELEASE_SERVING).sort(compareReleases).at(-1) as string;
       assert.match(
         check.stdout,
-        /newer than release .*served by release 1\.0\.0 and later, this one included/,
+        new RegExp(
+          `newer than release .*served by release ${needed.replaceAll('.', '\\.')} and later, this one included`,
+        ),
       );
 
       // A release that contracted the schema (removed what this release still uses) records that it needs itself.

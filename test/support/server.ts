@@ -13,7 +13,7 @@ import {
   startServer,
 } from '../../src/app/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import { SCOPES } from '../../src/contract/index.js';
+import { type Role, SCOPES } from '../../src/contract/index.js';
 import {
   type ApiKeyRecord,
   type CreateKeyInput,
@@ -54,7 +54,7 @@ export interface TestServer {
   /** Revokes a key and makes the running server see it at once. */
   revokeKey(id: string): Promise<void>;
   /** Creates an admin token (as `petstore admin-tokens create` does) and makes the running server see it. */
-  createAdminToken(name?: string): Promise<{ id: string; token: string }>;
+  createAdminToken(name?: string, role?: Role): Promise<{ id: string; token: string }>;
   /** A request to the admin API with `Authorization: Bearer <token>`; `path` is below `/admin/v1`. */
   admin(token: string, path: string, init?: RequestInitLike & { json?: unknown }): Promise<JsonResponse>;
   /** A request to a path of this server, with `Authorization: Bearer <key>` unless headers say otherwise. */
@@ -127,8 +127,8 @@ export async function startTestServer(
   const { key } = await createKey({ plan: 'pro', name: 'test' });
 
   const adminTokens = createAdminTokenManager({ adminTokens: deps.storage.adminTokens, clock: deps.clock });
-  async function createAdminToken(name?: string) {
-    const { record, token } = await adminTokens.create(name);
+  async function createAdminToken(name?: string, role: Role = 'owner') {
+    const { record, token } = await adminTokens.create(name, role);
     issuedKeys.push(token);
     await deps.adminAuthenticator.refresh();
     return { id: record.id, token };

@@ -15,8 +15,16 @@ export function postgresAdminTokens(
     async insert(record, entry) {
       await transaction(pool, async (client) => {
         await client.query(
-          'INSERT INTO admin_tokens (id, name, prefix, digest, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)',
-          [record.id, record.name, record.prefix, record.digest, record.createdAt, record.revokedAt],
+          'INSERT INTO admin_tokens (id, name, prefix, digest, created_at, revoked_at, role) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+          [
+            record.id,
+            record.name,
+            record.prefix,
+            record.digest,
+            record.createdAt,
+            record.revokedAt,
+            record.role,
+          ],
         );
         await client.query(BUMP);
         await audit.append(client, entry);

@@ -278,6 +278,11 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 13,
+    name: 'a role for each admin token; tokens made before roles are owners',
+    sql: "ALTER TABLE admin_tokens ADD COLUMN role TEXT NOT NULL DEFAULT 'owner' CHECK (role IN ('owner', 'admin', 'support', 'viewer'))",
+  },
 ];
 
 /** The schema of a database (version 0 when it has none). */

@@ -1,7 +1,7 @@
 import type { AdminTokenRepository } from '../../admin/index.js';
 import type { AuditEntry } from '../../audit/index.js';
 import { type AdminTokenRow, toAdminTokenRecord } from '../rows.js';
-import type { Database } from './driver.js';
+import type { Database, Statement } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** Admin tokens in SQLite; every change bumps the credentials' version and is audited in its own write. */
@@ -10,9 +10,14 @@ export function sqliteAdminTokens(
   writes: WriteQueue,
   audit: { append(entry: AuditEntry): void },
 ): AdminTokenRepository {
-  const insert = db.prepare(
-    'INSERT INTO admin_tokens (id, name, prefix, digest, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)',
-  );
+  // Prepared at first use: a database a schema behind (`migrate --check`) opens without the role column.
+  let insert: Statement | undefined;
+  const inserting = () => {
+    insert ??= db.prepare(
+      'INSERT INTO admin_tokens (id, name, prefix, digest, created_at, revoked_at, role) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    return insert;
+  };
   const select = db.prepare<[], AdminTokenRow>('SELECT * FROM admin_tokens ORDER BY created_at, id');
   const revoke = db.prepare<[string, string]>(
     'UPDATE admin_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
@@ -22,7 +27,15 @@ export function sqliteAdminTokens(
   return {
     async insert(record, entry) {
       await writes.run(() => {
-        insert.run(record.id, record.name, record.prefix, record.digest, record.createdAt, record.revokedAt);
+        inserting().run(
+          record.id,
+          record.name,
+          record.prefix,
+          record.digest,
+          record.createdAt,
+          record.revokedAt,
+          record.role,
+        );
         bump.run();
         audit.append(entry);
       });

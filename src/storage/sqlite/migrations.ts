@@ -285,6 +285,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 13,
+    name: 'a role for each admin token; tokens made before roles are owners',
+    sql: "ALTER TABLE admin_tokens ADD COLUMN role TEXT NOT NULL DEFAULT 'owner' CHECK (role IN ('owner', 'admin', 'support', 'viewer'))",
+  },
 ];
 
 /**

@@ -119,7 +119,7 @@ export function createSqliteStorage(options: { file: string } & SqliteOpenOption
   const pets = sqlitePets(db);
   const orders = sqliteOrders(db);
   const idempotency = sqliteIdempotency(db, writes);
-  const record = sqliteAudit(db);
+  const record = sqliteAudit(db, writes);
   const webhooks = sqliteWebhooks(db, writes, record);
   // An audited change that tells of itself keeps its event in the same transaction (the outbox).
   const audit = {
