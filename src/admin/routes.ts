@@ -1,4 +1,4 @@
-import type { AuditRepository } from '../audit/index.js';
+import type { AuditFilter, AuditRepository } from '../audit/index.js';
 import { type Clock, parseTimestamp } from '../clock/index.js';
 import {
   type AdminOperationId,
@@ -9,7 +9,9 @@ import {
   type NewApiKey,
   type NewDomain,
   type RequestQuery,
+  type Role,
   type Rotation,
+  roleAllows,
   type SessionStart,
   USAGE_SPAN,
   type UsageQuery,
@@ -32,15 +34,18 @@ import {
   filterOf,
   operatorView,
   type RequestLog,
+  type RequestRecord,
   requestLogOff,
   sendExport,
   sendPage,
 } from '../request-log/index.js';
 import { type UsageRecorder, type UsageRepository, usageSeries } from '../usage/index.js';
 import type { WebhookManager } from '../webhooks/index.js';
+import { auditView, sendAuditExport } from './audit-views.js';
 import type { AdminAuthenticator } from './authenticator.js';
 import { clearSessionCookie, sessionTransportAllowed, setSessionCookie } from './cookie.js';
 import { INVALID_CHALLENGE, MISSING_CHALLENGE } from './hook.js';
+import { insufficientRole, roleOf } from './roles.js';
 import type { Sessions } from './sessions.js';
 import type { AdminTokenRecord, AdminTokenRepository } from './tokens.js';
 import { webhookHandlers } from './webhook-routes.js';
@@ -84,6 +89,12 @@ function limitsOf(body: { perMinute?: number; perDay?: number }, current?: ApiKe
 }
 
 const isoOf = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+/** The request log's rows as a role sees them: a viewer without the client's address. */
+const requestView = (role: Role) =>
+  roleAllows(role, 'support')
+    ? operatorView
+    : (record: RequestRecord) => ({ ...operatorView(record), client: null });
 
 /**
  * The handlers of the admin API: thin callers of the same key and domain managers as the CLI, acting as
@@ -214,29 +225,38 @@ export function createAdminHandlers(deps: {
       const query = request.query as AuditQuery;
       const from = isoOf(queryTime(query.from, 'from'));
       const to = isoOf(queryTime(query.to, 'to'));
-      const events = await audit.list({
+      const filter: AuditFilter = {
         after: query.after ?? 0,
         limit: query.limit ?? AUDIT_PAGE.default,
         ...(query.before !== undefined ? { before: query.before } : {}),
         ...(query.target !== undefined ? { target: query.target } : {}),
         ...(query.actor !== undefined ? { actor: query.actor } : {}),
+        ...(query.actorKind !== undefined ? { actorKind: query.actorKind } : {}),
         ...(from !== undefined ? { from } : {}),
         ...(to !== undefined ? { to } : {}),
         ...(query.order !== undefined ? { order: query.order } : {}),
-      });
+      };
       // Actors are token ids, for filters and scripts; people read names. A token is revoked, never deleted,
       // so every token actor has one.
-      const names = new Map((await adminTokens.list()).map((token) => [token.id, token.name]));
-      return reply.send(events.map((event) => ({ ...event, actorName: names.get(event.actor) ?? null })));
+      const tokenNames = new Map((await adminTokens.list()).map((token) => [token.id, token.name]));
+      if (query.format !== undefined) {
+        return sendAuditExport(reply, audit, filter, { format: query.format, now: clock.now(), tokenNames });
+      }
+      return reply.send((await audit.list(filter)).map((event) => auditView(event, tokenNames)));
     },
     async listRequests(request, reply) {
       if (requestLog === undefined) throw requestLogOff();
       const query = request.query as RequestQuery;
+      const role = roleOf(request) ?? 'viewer';
+      // A viewer does not see client addresses, nor finds requests by one.
+      if (query.client !== undefined && !roleAllows(role, 'support'))
+        throw insufficientRole('Filtering the request log by client', 'support', role);
+      const view = requestView(role);
       const filter = filterOf(query);
       if (query.format === 'ndjson' || query.format === 'csv') {
-        return sendExport(reply, requestLog, filter, query.format, clock.now());
+        return sendExport(reply, requestLog, filter, { format: query.format, now: clock.now(), view });
       }
-      return sendPage(request, reply, requestLog, filter, query, operatorView);
+      return sendPage(request, reply, requestLog, filter, query, view);
     },
     async getRequest(request, reply) {
       if (requestLog === undefined) throw requestLogOff();
@@ -245,7 +265,7 @@ export function createAdminHandlers(deps: {
       if (found === undefined) {
         throw new ApiError('not_found', `No request of the kept days has the id ${requestId}`);
       }
-      return reply.send(operatorView(found));
+      return reply.send(requestView(roleOf(request) ?? 'viewer')(found));
     },
     async startSession(request, reply) {
       if (request.adminSession !== null) throw signInWithToken();

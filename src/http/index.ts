@@ -1,4 +1,5 @@
 export { type AnswerListener, onAnswer } from './answered.js';
+export { type DownloadFormat, sendDownload } from './download.js';
 export {
   answerClientGone,
   handleClientError,

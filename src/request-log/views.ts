@@ -1,5 +1,3 @@
-import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type AdminLoggedRequest,
@@ -9,7 +7,7 @@ import {
   type RequestQuery,
 } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
-import { cutPage, queryTime } from '../http/index.js';
+import { cutPage, type DownloadFormat, queryTime, sendDownload } from '../http/index.js';
 import type { RequestLog } from './log.js';
 import type { RequestCursor, RequestFilter, RequestPage, RequestRecord } from './types.js';
 
@@ -116,11 +114,15 @@ export async function sendPage<V>(
 }
 
 /** Every row of a filter, newest first, read a batch at a time. */
-async function* allRows(log: RequestLog, filter: RequestFilter): AsyncGenerator<AdminLoggedRequest> {
+async function* allRows(
+  log: RequestLog,
+  filter: RequestFilter,
+  view: (record: RequestRecord) => AdminLoggedRequest,
+): AsyncGenerator<AdminLoggedRequest> {
   let before: RequestCursor | undefined;
   for (;;) {
     const rows = await log.list({ ...filter, limit: EXPORT_BATCH, ...(before ? { before } : {}) });
-    for (const row of rows) yield operatorView(row);
+    for (const row of rows) yield view(row);
     const last = rows.at(-1);
     if (rows.length < EXPORT_BATCH || last === undefined) return;
     before = { at: last.at, requestId: last.requestId };
@@ -157,19 +159,9 @@ export function sendExport(
   reply: FastifyReply,
   log: RequestLog,
   filter: RequestFilter,
-  format: 'ndjson' | 'csv',
-  now: number,
+  options: { format: DownloadFormat; now: number; view: (record: RequestRecord) => AdminLoggedRequest },
 ): FastifyReply {
-  const rows = Readable.from(allRows(log, filter));
-  const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
-  const body =
-    format === 'ndjson'
-      ? rows.map((row: AdminLoggedRequest) => `${JSON.stringify(row)}\n`)
-      : rows.pipe(
-          stringify({ header: true, columns: CSV_COLUMNS, cast: { boolean: (value) => String(value) } }),
-        );
-  return reply
-    .type(format === 'ndjson' ? 'application/x-ndjson' : 'text/csv; charset=utf-8')
-    .header('content-disposition', `attachment; filename="requests-${stamp}.${format}"`)
-    .send(body);
+  const { format, now, view } = options;
+  const rows = allRows(log, filter, view);
+  return sendDownload(reply, rows, { format, columns: CSV_COLUMNS, name: 'requests', now });
 }
