@@ -49,6 +49,12 @@ export const GUIDES: readonly Guide[] = [
     part: 'running',
   },
   {
+    slug: 'people-and-roles',
+    title: 'People and roles',
+    summary: 'The roles of admin tokens, what each may do, and who did what in the audit.',
+    part: 'running',
+  },
+  {
     slug: 'custom-domains',
     title: 'Custom domains',
     summary: 'Publishing the reference at your own domains: states, checks, certificates with Caddy.',

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Tokens } from 'marked';
 import { SETTING_NAMES } from '../../src/config/index.js';
+import { ADMIN_API, ROLES } from '../../src/contract/index.js';
 import { ERROR_STATUS } from '../../src/errors/index.js';
 import { documentation, REPOSITORY, tokensOf } from '../support/markdown.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -45,6 +46,23 @@ describe('the guides say what the service does', () => {
       rows.flatMap((row) => codeNames(row[0]).map((code) => [code, Number(row[1])])),
     );
     assert.deepEqual(documented, { ...ERROR_STATUS });
+  });
+
+  test("the roles guide's table is the admin document's: every operation, under the least role it names", () => {
+    // The rows that start with a role; operation ids are the camelCase names in backticks.
+    const documented = Object.fromEntries(
+      tableRows(guide('people-and-roles.md'))
+        .filter((row) => (ROLES as readonly (string | undefined)[]).includes(codeNames(row[0])[0]))
+        .flatMap((row) =>
+          codeNames(row[1])
+            .filter((name) => /^[a-z]+[A-Z]\w+$/.test(name ?? ''))
+            .map((operation) => [operation, codeNames(row[0])[0]]),
+        ),
+    );
+    assert.deepEqual(
+      documented,
+      Object.fromEntries(ADMIN_API.operations.map((operation) => [operation.operationId, operation.role])),
+    );
   });
 
   describe('metrics', () => {
