@@ -129,7 +129,11 @@ function Shell() {
       <footer class="footer">
         <span>Pet Store API {VERSION}</span>
         <a href="/docs/guides/keys-and-admin-api#console">The console’s guide</a>
-        {session.value && <span>Signed in with the admin token {session.value.tokenName}</span>}
+        {session.value && (
+          <span>
+            Signed in with the admin token {session.value.tokenName} ({session.value.role})
+          </span>
+        )}
       </footer>
     </>
   );

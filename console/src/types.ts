@@ -2,6 +2,7 @@
 // index, because the index also re-exports modules written for Node, which this DOM-only build cannot check.
 import type { Static } from '@sinclair/typebox';
 import type {
+  AdminOperationId,
   ApiKeyCreated as ApiKeyCreatedSchema,
   DomainRemoval as DomainRemovalSchema,
   Domain as DomainSchema,
@@ -55,3 +56,5 @@ export type DeliveryState = WebhookDelivery['state'];
 export type WebhookDeliveryDetail = Static<typeof WebhookDeliveryDetailSchema>;
 export type WebhookAttempt = WebhookDeliveryDetail['log'][number];
 export type WebhookTestSent = Static<typeof WebhookTestSentSchema>;
+
+export type { AdminOperationId };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditEntry } from '../audit/index.js';
 import type { Clock } from '../clock/index.js';
+import { ADMIN_API, ROLES, type Role, roleAllows } from '../contract/index.js';
 import { keyDigest } from '../keys/index.js';
 import type { AdminTokenRecord } from './tokens.js';
 
@@ -45,6 +46,9 @@ const KEPT_AFTER_END_MS = 86_400_000;
 export interface SessionView {
   tokenId: string;
   tokenName: string;
+  role: Role;
+  /** The admin operations the role allows, for the console to offer only those. */
+  operations: readonly string[];
   createdAt: string;
   expiresAt: string;
   idleExpiresAt: string;
@@ -76,6 +80,18 @@ export interface Sessions {
   /** Ends the session of a digest `identify` answered; false if it was not live. */
   end(digest: string, token: AdminTokenRecord): Promise<boolean>;
 }
+
+/** The admin operations each role may call, in the document's order. */
+const OPERATIONS_OF = new Map<Role, readonly string[]>(
+  ROLES.map((role) => [
+    role,
+    ADMIN_API.operations
+      .filter((operation) => operation.role === undefined || roleAllows(role, operation.role))
+      .map((operation) => operation.operationId),
+  ]),
+);
+
+const operationsOf = (role: Role) => OPERATIONS_OF.get(role) ?? [];
 
 /**
  * The secrets: 32 random bytes each, base64url, with a prefix that says what they are. A cookie is not scoped
@@ -114,6 +130,8 @@ export function createSessions(deps: {
   const view = (record: SessionRecord, token: AdminTokenRecord, lastSeen: number): SessionView => ({
     tokenId: token.id,
     tokenName: token.name,
+    role: token.role,
+    operations: operationsOf(token.role),
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
     idleExpiresAt: iso(Math.min(lastSeen + SESSION_IDLE_MS, Date.parse(record.expiresAt))),

@@ -5,7 +5,7 @@ import { KeyId, PlanSchema, ScopesSchema } from './keys.js';
 import type { Operation } from './operations.js';
 import { AdminLoggedRequest, RequestParams, RequestQuery } from './requests.js';
 import type { Role } from './roles.js';
-import { ACTOR_KINDS } from './roles.js';
+import { ACTOR_KINDS, ROLES } from './roles.js';
 import { ErrorSchema, NoQuery } from './schemas.js';
 import {
   DeliveryParams,
@@ -238,6 +238,12 @@ export const Session = Type.Object(
       description: 'The admin token it was made with: its changes are audited as that token’s.',
     }),
     tokenName: Type.String(),
+    role: stringEnum(ROLES, { description: 'What the session may do: its token’s role.' }),
+    operations: Type.Array(Type.String(), {
+      description:
+        'The admin operations (by `operationId`) the role allows: the console offers only these, and the ' +
+        'API refuses the others anyway (403 `insufficient_role`).',
+    }),
     createdAt: Timestamp('When it started.'),
     expiresAt: Timestamp('When it ends however busy it is: 12 hours after it started.'),
     idleExpiresAt: Timestamp('When it ends unless it makes a request first: 30 minutes after its last one.'),

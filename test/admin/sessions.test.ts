@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createAdminTokenManager } from '../../src/admin/index.js';
 import { FakeClock } from '../../src/clock/index.js';
+import { ADMIN_API } from '../../src/contract/index.js';
 import { assertError } from '../support/assertions.js';
 import { BACKENDS } from '../support/backends.js';
 import { type JsonResponse, request, startTestServer, type TestServer } from '../support/server.js';
@@ -97,6 +98,9 @@ for (const backend of BACKENDS) {
       assert.deepEqual(session, {
         tokenId: token.id,
         tokenName: 'console',
+        role: 'owner',
+        // An owner may call every operation of the admin document.
+        operations: ADMIN_API.operations.map((operation) => operation.operationId),
         createdAt: START,
         expiresAt: '2026-12-01T22:00:00.000Z',
         idleExpiresAt: '2026-12-01T10:30:00.000Z',

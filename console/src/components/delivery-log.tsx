@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDuration, formatTime, fromDateTimeInput } from '../format.js';
 import { POLL_MS, useServerData } from '../hooks.js';
+import { may } from '../session.js';
 import type { DeliveryState, WebhookDelivery } from '../types.js';
 import { DeliveryStateBadge } from './badge.js';
 import { LoadError, Loading } from './status.js';
@@ -196,18 +197,20 @@ export function DeliveryLog({
           </select>
         </div>
       </div>
-      <ReplayFailed
-        webhookId={webhookId}
-        onReplayed={(count) => {
-          const what = count === 1 ? '1 failed delivery is' : `${count} failed deliveries are`;
-          setMessage(
-            enabled || count === 0
-              ? `${what} due again.`
-              : `${what} pending again: they go once the endpoint is enabled.`,
-          );
-          void deliveries.reload();
-        }}
-      />
+      {may('replayFailedWebhookDeliveries') && (
+        <ReplayFailed
+          webhookId={webhookId}
+          onReplayed={(count) => {
+            const what = count === 1 ? '1 failed delivery is' : `${count} failed deliveries are`;
+            setMessage(
+              enabled || count === 0
+                ? `${what} due again.`
+                : `${what} pending again: they go once the endpoint is enabled.`,
+            );
+            void deliveries.reload();
+          }}
+        />
+      )}
       <p role="status" class="muted">
         {message}
       </p>
@@ -219,7 +222,13 @@ export function DeliveryLog({
       {deliveries.error && <LoadError error={deliveries.error} />}
       {!deliveries.data && !deliveries.error && <Loading what="deliveries" />}
       {deliveries.data?.length === 0 && (
-        <p class="muted">{state ? `No ${state} deliveries.` : 'No deliveries yet: send a test event.'}</p>
+        <p class="muted">
+          {state
+            ? `No ${state} deliveries.`
+            : may('testWebhook')
+              ? 'No deliveries yet: send a test event.'
+              : 'No deliveries yet.'}
+        </p>
       )}
       {deliveries.data && deliveries.data.length > 0 && (
         <div class="table-scroll cards">
@@ -271,14 +280,16 @@ export function DeliveryLog({
                       >
                         Attempts
                       </button>
-                      <button
-                        type="button"
-                        class="button-small"
-                        aria-label={`Replay ${delivery.eventId}`}
-                        onClick={() => replay(delivery)}
-                      >
-                        Replay
-                      </button>
+                      {may('replayWebhookDelivery') && (
+                        <button
+                          type="button"
+                          class="button-small"
+                          aria-label={`Replay ${delivery.eventId}`}
+                          onClick={() => replay(delivery)}
+                        >
+                          Replay
+                        </button>
+                      )}
                     </td>
                   </tr>
                   {open.has(delivery.id) && (

@@ -10,6 +10,7 @@ import { formatTime } from '../format.js';
 import { POLL_MS, useServerData, useTitle } from '../hooks.js';
 import { notice } from '../notice.js';
 import { href, location, navigate } from '../router.js';
+import { may } from '../session.js';
 import type { Domain } from '../types.js';
 
 /** `docs.example.com → www.example.com (301)`. */
@@ -33,7 +34,7 @@ export function DomainList() {
         provider, then verify.
       </p>
       {settings.data?.target === null && <MissingTarget />}
-      <AddDomainForm onAdded={(domain) => navigate(href('domains', domain.name))} />
+      {may('addDomain') && <AddDomainForm onAdded={(domain) => navigate(href('domains', domain.name))} />}
       <h2>Your domains</h2>
       {domains.error && <LoadError error={domains.error} />}
       {!domains.data && !domains.error && <Loading what="domains" />}
@@ -68,10 +69,12 @@ export function DomainList() {
                     {formatTime(domain.checkedAt, 'Not yet')}
                   </td>
                   <td>
-                    <Menu
-                      label={`Actions for ${domain.name}`}
-                      items={[{ label: 'Remove', danger: true, onSelect: () => setRemoving(domain.name) }]}
-                    />
+                    {may('removeDomain') && (
+                      <Menu
+                        label={`Actions for ${domain.name}`}
+                        items={[{ label: 'Remove', danger: true, onSelect: () => setRemoving(domain.name) }]}
+                      />
+                    )}
                   </td>
                 </tr>
               ))}

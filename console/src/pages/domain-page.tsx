@@ -10,6 +10,7 @@ import { formatTime } from '../format.js';
 import { POLL_MS, useServerData, useTitle } from '../hooks.js';
 import { notice } from '../notice.js';
 import { href, navigate } from '../router.js';
+import { may } from '../session.js';
 import type { Domain } from '../types.js';
 import { redirectText } from './domain-list.js';
 import { NotFound } from './not-found.js';
@@ -124,10 +125,12 @@ export function DomainPage({ name }: { name: string }) {
         </h1>
         <DomainStateBadge state={current.state} />
         {current.primary && <Badge tone="info">Primary</Badge>}
-        <Menu
-          label={`Actions for ${current.name}`}
-          items={[{ label: 'Remove', danger: true, onSelect: () => setRemoving(true) }]}
-        />
+        {may('removeDomain') && (
+          <Menu
+            label={`Actions for ${current.name}`}
+            items={[{ label: 'Remove', danger: true, onSelect: () => setRemoving(true) }]}
+          />
+        )}
       </div>
       {current.redirect && <p>Redirects: {redirectText(current)}</p>}
       {current.source === 'file' && (
@@ -137,15 +140,17 @@ export function DomainPage({ name }: { name: string }) {
       <section class="panel" aria-labelledby="check-heading">
         <h2 id="check-heading">Verification</h2>
         <CheckResult domain={current} />
-        <button
-          type="button"
-          class="button-primary"
-          onClick={verify}
-          disabled={checking}
-          aria-busy={checking}
-        >
-          {checking ? 'Checking…' : current.lastCheck === null ? 'Verify' : 'Re-verify'}
-        </button>
+        {may('verifyDomain') && (
+          <button
+            type="button"
+            class="button-primary"
+            onClick={verify}
+            disabled={checking}
+            aria-busy={checking}
+          >
+            {checking ? 'Checking…' : current.lastCheck === null ? 'Verify' : 'Re-verify'}
+          </button>
+        )}
         {checkError && (
           <p class="error" role="alert">
             {checkError}

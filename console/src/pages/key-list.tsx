@@ -10,6 +10,7 @@ import { formatNumber, formatShare } from '../format.js';
 import { useFocusReturn, useServerData, useTitle } from '../hooks.js';
 import { SCOPE_NAMES } from '../plans.js';
 import { href } from '../router.js';
+import { may } from '../session.js';
 import type { ApiKey, KeyUsage, NewApiKey } from '../types.js';
 
 /** The API's most: today's use of every key in one request. */
@@ -129,7 +130,7 @@ export function KeyList() {
     <>
       <div class="title-row">
         <h1 tabIndex={-1}>API keys</h1>
-        {!creating && (
+        {!creating && may('createApiKey') && (
           <button
             type="button"
             class="button-primary"

@@ -13,6 +13,7 @@ import { formatNumber, formatTime } from '../format.js';
 import { useFocusReturn, useServerData, useTitle } from '../hooks.js';
 import { issuedSecret, notice } from '../notice.js';
 import { href, location, navigate, requestsHref } from '../router.js';
+import { may } from '../session.js';
 import type { ApiKey, ApiKeyChange } from '../types.js';
 import { NotFound } from './not-found.js';
 
@@ -175,22 +176,22 @@ export function KeyPage({ id }: { id: string }) {
       )}
       {(mode === 'view' || mode === 'revoke') && (
         <div class="actions">
-          {usable && (
+          {usable && may('updateApiKey') && (
             <button type="button" ref={editButton.ref} onClick={() => setMode('edit')}>
               Edit
             </button>
           )}
-          {usable && !apiKey.replacedBy && (
+          {usable && !apiKey.replacedBy && may('rotateApiKey') && (
             <button type="button" ref={rotateButton.ref} onClick={() => setMode('rotate')}>
               Rotate
             </button>
           )}
-          {apiKey.state === 'banned' && (
+          {apiKey.state === 'banned' && may('unbanApiKey') && (
             <button type="button" onClick={unban}>
               Unban
             </button>
           )}
-          {usable && (
+          {usable && may('revokeApiKey') && (
             <button type="button" class="button-danger" onClick={() => setMode('revoke')}>
               Revoke
             </button>

@@ -6,6 +6,7 @@ import { formatTime } from '../format.js';
 import { POLL_MS, useServerData, useTitle } from '../hooks.js';
 import { issuedSecret } from '../notice.js';
 import { href, navigate } from '../router.js';
+import { may } from '../session.js';
 
 /** Project settings → Webhooks: every endpoint with its health, and Add endpoint. */
 export function WebhookList() {
@@ -20,17 +21,19 @@ export function WebhookList() {
         Hear about orders, keys and domains as they happen: each event is POSTed to your endpoints, signed per
         the Standard Webhooks specification, and retried for three days until it is answered with a 2xx.
       </p>
-      <WebhookForm
-        heading="Add endpoint"
-        initial={NEW_WEBHOOK}
-        submitLabel="Add endpoint"
-        onSubmit={async ({ url, description, events }) => {
-          const created = await api.createWebhook({ url, events, ...(description ? { description } : {}) });
-          const to = href('webhooks', created.id);
-          issuedSecret.value = { secret: created.secret, pathname: to };
-          navigate(to);
-        }}
-      />
+      {may('createWebhook') && (
+        <WebhookForm
+          heading="Add endpoint"
+          initial={NEW_WEBHOOK}
+          submitLabel="Add endpoint"
+          onSubmit={async ({ url, description, events }) => {
+            const created = await api.createWebhook({ url, events, ...(description ? { description } : {}) });
+            const to = href('webhooks', created.id);
+            issuedSecret.value = { secret: created.secret, pathname: to };
+            navigate(to);
+          }}
+        />
+      )}
       <h2>Your endpoints</h2>
       {webhooks.error && <LoadError error={webhooks.error} />}
       {!webhooks.data && !webhooks.error && <Loading what="endpoints" />}

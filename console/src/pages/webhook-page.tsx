@@ -11,6 +11,7 @@ import { formatTime } from '../format.js';
 import { POLL_MS, useFocusReturn, useServerData, useTitle } from '../hooks.js';
 import { issuedSecret, notice } from '../notice.js';
 import { href, location, navigate } from '../router.js';
+import { may } from '../session.js';
 import type { EventType, Webhook } from '../types.js';
 import { NotFound } from './not-found.js';
 
@@ -106,6 +107,19 @@ export function WebhookPage({ id }: { id: string }) {
     notice.value = { text: `The endpoint ${current.url} is removed; its deliveries stop.`, pathname: to };
     navigate(to);
   };
+  // What the role allows, and nothing else (the API refuses the rest anyway).
+  const actions = [
+    ...(may('updateWebhook')
+      ? [
+          { label: 'Edit', onSelect: () => setMode('edit') },
+          current.enabled
+            ? { label: 'Disable', onSelect: () => void setEnabled(false) }
+            : { label: 'Enable', onSelect: () => void setEnabled(true) },
+        ]
+      : []),
+    ...(may('rotateWebhookSecret') ? [{ label: 'Rotate secret', onSelect: () => setMode('rotate') }] : []),
+    ...(may('deleteWebhook') ? [{ label: 'Remove', danger: true, onSelect: () => setMode('remove') }] : []),
+  ];
 
   return (
     <>
@@ -117,17 +131,7 @@ export function WebhookPage({ id }: { id: string }) {
           {current.url}
         </h1>
         <WebhookHealthBadge webhook={current} />
-        <Menu
-          label={`Actions for ${current.url}`}
-          items={[
-            { label: 'Edit', onSelect: () => setMode('edit') },
-            current.enabled
-              ? { label: 'Disable', onSelect: () => void setEnabled(false) }
-              : { label: 'Enable', onSelect: () => void setEnabled(true) },
-            { label: 'Rotate secret', onSelect: () => setMode('rotate') },
-            { label: 'Remove', danger: true, onSelect: () => setMode('remove') },
-          ]}
-        />
+        {actions.length > 0 && <Menu label={`Actions for ${current.url}`} items={actions} />}
       </div>
       {current.description && <p>{current.description}</p>}
       {!current.enabled && (
@@ -204,7 +208,9 @@ export function WebhookPage({ id }: { id: string }) {
       </section>
 
       {/* Keyed by the event types: after an edit of them, its choice starts from the new ones. */}
-      <SendTest key={current.events.join()} webhook={current} onSent={() => setTestsSent(testsSent + 1)} />
+      {may('testWebhook') && (
+        <SendTest key={current.events.join()} webhook={current} onSent={() => setTestsSent(testsSent + 1)} />
+      )}
       <DeliveryLog webhookId={current.id} enabled={current.enabled} sent={testsSent} />
 
       {mode === 'rotate' && (

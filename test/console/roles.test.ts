@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type ConsoleHarness, inspectPage, signIn, startConsole } from './harness.js';
+
+/**
+ * The console offers what the session's role allows, and nothing else: a viewer reads every page without a
+ * button that would be refused; an admin gets the changes but not the owner's secret rotation.
+ */
+describe('the console follows the role', () => {
+  let h: ConsoleHarness;
+  let keyId = '';
+  let webhookId = '';
+
+  before(async () => {
+    h = await startConsole(undefined, { env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
+    // Something on every page, made by the owner's token as software would.
+    const key = await h.server.admin(h.token, '/keys', {
+      method: 'POST',
+      json: { plan: 'free', name: 'shop' },
+    });
+    assert.equal(key.status, 201, key.text);
+    keyId = (key.body as { id: string }).id;
+    h.server.issuedKeys.push((key.body as { key: string }).key);
+    const webhook = await h.server.admin(h.token, '/webhooks', {
+      method: 'POST',
+      json: { url: 'http://127.0.0.1:9/hooks', events: ['order.placed'] },
+    });
+    assert.equal(webhook.status, 201, webhook.text);
+    webhookId = (webhook.body as { id: string }).id;
+    const domain = await h.server.admin(h.token, '/domains', {
+      method: 'POST',
+      json: { name: 'api.shop.test' },
+    });
+    assert.equal(domain.status, 201, domain.text);
+  });
+  after(() => h?.close());
+
+  const heading = (name: string | RegExp) => h.page.getByRole('heading', { level: 1, name }).waitFor();
+  const count = (name: string | RegExp) => h.page.getByRole('button', { name }).count();
+
+  async function signInAs(role: 'viewer' | 'admin') {
+    const { token } = await h.server.createAdminToken(`${role} person`, role);
+    await h.open('/console/keys');
+    await signIn(h.page, token);
+    await h.page.getByText(`Signed in with the admin token ${role} person (${role})`).waitFor();
+  }
+
+  test('a viewer reads keys, webhooks and domains, and is offered no change', async () => {
+    await signInAs('viewer');
+    await heading('API keys');
+    await h.page.getByRole('link', { name: 'shop' }).waitFor();
+    assert.equal(await count('Create key'), 0);
+    await inspectPage(h.page, 'roles-viewer-keys');
+
+    await h.open(`/console/keys/${keyId}`);
+    await heading('shop');
+    for (const name of ['Edit', 'Rotate', 'Revoke', 'Unban']) assert.equal(await count(name), 0, name);
+
+    await h.open('/console/webhooks');
+    await heading('Webhooks');
+    await h.page.getByRole('link', { name: 'http://127.0.0.1:9/hooks' }).waitFor();
+    assert.equal(await count('Add endpoint'), 0);
+
+    await h.open(`/console/webhooks/${webhookId}`);
+    await heading('http://127.0.0.1:9/hooks');
+    await h.page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+    assert.equal(await count(/^Actions for/), 0, 'no menu of actions');
+    assert.equal(await count('Send test event'), 0);
+    assert.equal(await count('Replay failed'), 0);
+    await inspectPage(h.page, 'roles-viewer-webhook');
+
+    await h.open('/console/domains');
+    await heading('Domains');
+    await h.page.getByRole('link', { name: 'api.shop.test' }).waitFor();
+    assert.equal(await h.page.getByLabel('Domain or subdomain').count(), 0, 'no form to add a domain');
+    assert.equal(await count(/^Actions for/), 0);
+    await h.open('/console/domains/api.shop.test');
+    await heading('api.shop.test');
+    assert.equal(await count(/^(Verify|Re-verify)$/), 0);
+    await h.page.getByRole('button', { name: 'Sign out' }).click();
+  });
+
+  test('an admin is offered the changes, but not rotating a signing secret, which is the owner’s', async () => {
+    await signInAs('admin');
+    await heading('API keys');
+    await h.page.getByRole('button', { name: 'Create key' }).waitFor();
+    await h.open(`/console/webhooks/${webhookId}`);
+    await heading('http://127.0.0.1:9/hooks');
+    await h.page.getByRole('button', { name: 'Send test event' }).waitFor();
+    await h.page.getByRole('button', { name: 'Actions for http://127.0.0.1:9/hooks' }).click();
+    const items = await h.page.getByRole('menuitem').allTextContents();
+    assert.deepEqual(
+      items.map((item) => item.trim()),
+      ['Edit', 'Disable', 'Remove'],
+    );
+    await h.page.keyboard.press('Escape');
+    assert.deepEqual(h.failures, []);
+  });
+});
