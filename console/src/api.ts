@@ -2,6 +2,8 @@ import { nextCursor } from './paging.js';
 import { sessionEnded } from './session.js';
 import type {
   AdminLoggedRequest,
+  AdminToken,
+  AdminTokenCreated,
   ApiKey,
   ApiKeyChange,
   ApiKeyCreated,
@@ -13,6 +15,7 @@ import type {
   EventType,
   Granularity,
   KeyUsage,
+  NewAdminToken,
   NewApiKey,
   NewDomain,
   NewWebhook,
@@ -202,6 +205,12 @@ export const api = {
 
   /** Audit events, newest first; `before` pages to older ones. */
   audit: (filter: AuditFilter) => call<AuditEvent[]>(`/audit${query({ ...filter, order: 'desc' })}`),
+
+  listAdminTokens: () => call<AdminToken[]>('/admin-tokens'),
+  createAdminToken: (token: NewAdminToken) =>
+    call<AdminTokenCreated>('/admin-tokens', { method: 'POST', body: token }),
+  revokeAdminToken: (tokenId: string) =>
+    call<AdminToken>(`/admin-tokens/${id(tokenId)}/revoke`, { method: 'POST' }),
 
   listWebhooks: () => call<Webhook[]>('/webhooks'),
   getWebhook: (webhookId: string) => call<Webhook>(`/webhooks/${id(webhookId)}`),

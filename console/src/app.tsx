@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from './api.js';
 import { issuedSecret, notice } from './notice.js';
+import { AdminTokensPage } from './pages/admin-tokens-page.js';
 import { AuditPage } from './pages/audit-page.js';
 import { DomainList } from './pages/domain-list.js';
 import { DomainPage } from './pages/domain-page.js';
@@ -23,6 +24,7 @@ const SECTIONS = [
   { label: 'Requests', path: href('requests'), pages: ['requests', 'request'] },
   { label: 'Webhooks', path: href('webhooks'), pages: ['webhooks', 'webhook'] },
   { label: 'Audit', path: href('audit'), pages: ['audit'] },
+  { label: 'Admin tokens', path: href('admin-tokens'), pages: ['admin-tokens'] },
 ] as const;
 
 /** The service's version, which the server writes on the page (`<html data-version>`). */
@@ -51,6 +53,8 @@ function Page({ route }: { route: Route }) {
       return <WebhookList />;
     case 'webhook':
       return <WebhookPage key={route.id} id={route.id} />;
+    case 'admin-tokens':
+      return <AdminTokensPage />;
     case 'not-found':
       return <NotFound />;
   }

@@ -16,6 +16,7 @@ export type Route =
   | { page: 'request'; id: string }
   | { page: 'webhooks' }
   | { page: 'webhook'; id: string }
+  | { page: 'admin-tokens' }
   | { page: 'not-found' };
 
 /** The browser's location, as the console reads it: changed by `navigate` and by back and forward. */
@@ -53,6 +54,7 @@ export function routeOf(pathname: string): Route {
   if (section === 'requests' && item === undefined) return { page: 'requests' };
   if (section === 'requests' && item)
     return REQUEST_ID.test(item) ? { page: 'request', id: item } : { page: 'not-found' };
+  if (section === 'admin-tokens' && item === undefined) return { page: 'admin-tokens' };
   if (section === 'webhooks' && item === undefined) return { page: 'webhooks' };
   if (section === 'webhooks' && item)
     return WEBHOOK_ID.test(item) ? { page: 'webhook', id: item } : { page: 'not-found' };

@@ -20,10 +20,13 @@ import type {
 } from '../../src/contract/webhooks.js';
 
 export type {
+  AdminTokenCreatedView as AdminTokenCreated,
+  AdminTokenView as AdminToken,
   ApiKey,
   ApiKeyChange,
   AuditEvent,
   DomainSettings,
+  NewAdminToken,
   NewApiKey,
   NewDomain,
 } from '../../src/contract/admin.js';

@@ -47,7 +47,8 @@ import { clearSessionCookie, sessionTransportAllowed, setSessionCookie } from '.
 import { INVALID_CHALLENGE, MISSING_CHALLENGE } from './hook.js';
 import { insufficientRole, roleOf } from './roles.js';
 import type { Sessions } from './sessions.js';
-import type { AdminTokenRecord, AdminTokenRepository } from './tokens.js';
+import { tokenHandlers } from './token-routes.js';
+import type { AdminTokenManager, AdminTokenRecord, AdminTokenRepository } from './tokens.js';
 import { webhookHandlers } from './webhook-routes.js';
 
 /** The key manager's refusals as the admin API answers them. */
@@ -112,6 +113,8 @@ export function createAdminHandlers(deps: {
   tokens: AdminAuthenticator;
   /** Every admin token, revoked ones too: the audit names its actors. */
   adminTokens: Pick<AdminTokenRepository, 'list'>;
+  /** Makes and revokes admin tokens, as the CLI does. */
+  tokenManager: AdminTokenManager;
   /** The request log; undefined when it is off. */
   requestLog: RequestLog | undefined;
   webhooks: WebhookManager;
@@ -128,6 +131,7 @@ export function createAdminHandlers(deps: {
     clock,
     tokens,
     adminTokens,
+    tokenManager,
     requestLog,
     webhooks,
   } = deps;
@@ -156,6 +160,7 @@ export function createAdminHandlers(deps: {
 
   return {
     ...webhookHandlers({ webhooks, actor }),
+    ...tokenHandlers({ manager: tokenManager, authenticator: tokens, actor }),
     async createApiKey(request, reply) {
       const body = request.body as NewApiKey;
       const limits = limitsOf(body);

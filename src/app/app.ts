@@ -5,6 +5,7 @@ import { createAccountHandlers } from '../account/index.js';
 import {
   type AdminAuthenticator,
   createAdminHandlers,
+  createAdminTokenManager,
   createSessions,
   identifyAdmin,
   requireAdmin,
@@ -403,6 +404,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
     rateLimit: config.rateLimit,
     tokens: deps.adminAuthenticator,
     adminTokens: storage.adminTokens,
+    tokenManager: createAdminTokenManager({ adminTokens: storage.adminTokens, clock }),
     requestLog: deps.requestLog,
     webhooks: deps.webhooks.manager,
     clock,

@@ -97,6 +97,11 @@ sets it, no domain can be verified and only the ownership TXT record can be show
 which, before any domain is added.`,
       },
       {
+        name: 'Admin tokens',
+        description: `The tokens of this API, each with a role. A token is shown once, when it is made; an owner makes
+and revokes them, here or with \`petstore admin-tokens\`.`,
+      },
+      {
         name: 'Sessions',
         description: 'The console’s sign-in: an admin token exchanged for a session cookie.',
       },

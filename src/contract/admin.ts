@@ -232,6 +232,47 @@ export const AuditQuery = Type.Object(
 
 export const KeyParams = Type.Object({ id: KeyId }, { additionalProperties: false });
 
+const AdminTokenId = Type.String({
+  pattern: '^adm_[0-9A-Za-z]{12}$',
+  description: 'The public id of an admin token, such as `adm_3fK9x2LmQ8aZ`: the actor of its changes.',
+  examples: ['adm_3fK9x2LmQ8aZ'],
+});
+
+export const AdminTokenParams = Type.Object({ id: AdminTokenId }, { additionalProperties: false });
+
+export const AdminToken = Type.Object(
+  {
+    id: AdminTokenId,
+    name: Type.String(),
+    prefix: Type.String({ description: 'The first characters of the token, to tell tokens apart.' }),
+    role: stringEnum(ROLES, { description: 'What it may do (the guide People and roles).' }),
+    createdAt: Timestamp('When it was made.'),
+    revokedAt: OrNull(Timestamp('When it was revoked; every instance refuses it within 5 seconds.')),
+  },
+  { additionalProperties: false, description: 'An admin token; never the token itself after it is made.' },
+);
+
+export const AdminTokenCreated = Type.Composite(
+  [
+    AdminToken,
+    Type.Object({
+      token: Type.String({
+        pattern: '^ps_admin_[0-9A-Za-z]{32}$',
+        description: 'The token, shown this once: the service keeps only a hash of it.',
+      }),
+    }),
+  ],
+  { additionalProperties: false, description: 'An admin token just made, with the token itself.' },
+);
+
+export const NewAdminToken = Type.Object(
+  {
+    name: Type.Optional(Name),
+    role: stringEnum(ROLES, { description: 'Its role: never above the role of whoever makes it.' }),
+  },
+  { additionalProperties: false },
+);
+
 export const Session = Type.Object(
   {
     tokenId: Type.String({
@@ -501,6 +542,9 @@ export const DomainRemoval = Type.Object(
 );
 
 export const ADMIN_SCHEMAS = {
+  AdminToken,
+  AdminTokenCreated,
+  NewAdminToken,
   NewApiKey,
   ApiKeyChange,
   Rotation,
@@ -535,6 +579,7 @@ export type AdminSchemaName = keyof typeof ADMIN_SCHEMAS;
 
 export const ADMIN_PARAMETER_SCHEMAS = {
   KeyParams,
+  AdminTokenParams,
   DomainParams,
   AuditQuery,
   RequestQuery,
@@ -654,6 +699,46 @@ export const ADMIN_OPERATIONS = [
     description: 'Every instance admits the key again within 5 seconds; its windows keep their counts.',
     params: 'KeyParams',
     success: { status: 200, description: 'The key.', schema: 'ApiKey' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'listAdminTokens',
+    method: 'GET',
+    path: '/admin-tokens',
+    tag: 'Admin tokens',
+    role: 'viewer',
+    summary: 'List admin tokens',
+    description:
+      'Every admin token, revoked ones included, oldest first, with its role; never a token itself.',
+    success: { status: 200, description: 'Every admin token.', schema: 'AdminToken', array: true },
+    errors: [],
+  },
+  {
+    operationId: 'createAdminToken',
+    method: 'POST',
+    path: '/admin-tokens',
+    tag: 'Admin tokens',
+    role: 'owner',
+    summary: 'Create an admin token',
+    description:
+      'Makes a token with a role and shows it once: only its digest is stored. Every instance accepts it at ' +
+      'once. As `petstore admin-tokens create --role` does.',
+    requestBody: 'NewAdminToken',
+    success: { status: 201, description: 'The token, with the token itself.', schema: 'AdminTokenCreated' },
+    errors: BODY_ERRORS,
+  },
+  {
+    operationId: 'revokeAdminToken',
+    method: 'POST',
+    path: '/admin-tokens/{id}/revoke',
+    tag: 'Admin tokens',
+    role: 'owner',
+    summary: 'Revoke an admin token',
+    description:
+      'Every instance refuses the token within 5 seconds, and every console session made with it ends. ' +
+      'Revoking a revoked token changes nothing.',
+    params: 'AdminTokenParams',
+    success: { status: 200, description: 'The token, revoked.', schema: 'AdminToken' },
     errors: [400, 404],
   },
   {
@@ -1025,6 +1110,9 @@ export const ADMIN_OPERATIONS = [
 export type AdminOperationId = (typeof ADMIN_OPERATIONS)[number]['operationId'];
 
 export type NewApiKey = Static<typeof NewApiKey>;
+export type NewAdminToken = Static<typeof NewAdminToken>;
+export type AdminTokenView = Static<typeof AdminToken>;
+export type AdminTokenCreatedView = Static<typeof AdminTokenCreated>;
 export type ApiKeyChange = Static<typeof ApiKeyChange>;
 export type Rotation = Static<typeof Rotation>;
 export type ApiKey = Static<typeof ApiKey>;

@@ -21,8 +21,9 @@ export const OLDEST_RELEASE_SERVING: Readonly<Record<number, string>> = {
   10: '1.0.0',
   11: '1.0.0',
   12: '1.0.0',
-  // A release before roles would let every token do everything, a viewer's too.
-  13: '1.4.0',
+  // Served by 1.3.0 too, which knows no roles: during a rolling upgrade from it, its instances let every
+  // token do everything (docs/people-and-roles.md says to give roles once the upgrade is done).
+  13: '1.0.0',
 };
 
 /** The newest schema version this release knows. */

@@ -18,6 +18,9 @@ const LEAST_ROLE: Readonly<Record<string, Role>> = {
   rotateApiKey: 'admin',
   revokeApiKey: 'admin',
   unbanApiKey: 'support',
+  listAdminTokens: 'viewer',
+  createAdminToken: 'owner',
+  revokeAdminToken: 'owner',
   listAuditEvents: 'viewer',
   listRequests: 'viewer',
   getRequest: 'viewer',
@@ -116,6 +119,7 @@ for (const backend of BACKENDS) {
       for (const operation of documented) {
         const path = operation.path
           .replace('/webhooks/{id}', `/webhooks/${WEBHOOK_ID}`)
+          .replace('/admin-tokens/{id}', '/admin-tokens/adm_AAAAAAAAAAAA')
           .replace(/\{(\w+)\}/g, (_, name: string) => PARAMS[name] as string);
         const needed = LEAST_ROLE[operation.operationId] as Role;
         for (const role of ROLES) {
@@ -279,6 +283,62 @@ for (const backend of BACKENDS) {
       assert.equal(rows.length, page.length);
       assert.ok(rows[0]?.startsWith(`${page[0]?.id},${page[0]?.at},token,${page[0]?.actor},viewer token,`));
       assert.match(rows[0] as string, /,"\{""method"":""[A-Z]+""/, 'details as JSON in a quoted cell');
+    });
+
+    test('an owner makes a token of any role through the API, shown once, accepted at once; revoking it ends it', async () => {
+      const made = await server.admin(tokenOf('owner'), '/admin-tokens', {
+        method: 'POST',
+        json: { name: 'support desk', role: 'support' },
+      });
+      assert.equal(made.status, 201, made.text);
+      const created = made.body as { id: string; role: string; token: string; revokedAt: null };
+      server.issuedKeys.push(created.token);
+      assert.equal(created.role, 'support');
+      assert.match(created.token, /^ps_admin_[0-9A-Za-z]{32}$/);
+      assert.equal(
+        (await server.admin(created.token, '/keys/key_AAAAAAAAAAAA/unban', { method: 'POST' })).status,
+        404,
+      );
+      assertError(
+        await server.admin(created.token, '/keys', { method: 'POST', json: { plan: 'free' } }),
+        403,
+        'insufficient_role',
+      );
+      const listed = (await server.admin(tokenOf('viewer'), '/admin-tokens')).body as Record<
+        string,
+        unknown
+      >[];
+      const row = listed.find((token) => token.id === created.id);
+      assert.deepEqual(Object.keys(row ?? {}).sort(), [
+        'createdAt',
+        'id',
+        'name',
+        'prefix',
+        'revokedAt',
+        'role',
+      ]);
+      assert.ok(!JSON.stringify(listed).includes(created.token), 'never the token itself');
+
+      const revoked = await server.admin(tokenOf('owner'), `/admin-tokens/${created.id}/revoke`, {
+        method: 'POST',
+      });
+      assert.equal(revoked.status, 200, revoked.text);
+      assert.notEqual((revoked.body as { revokedAt: string | null }).revokedAt, null);
+      assertError(await server.admin(created.token, '/keys'), 401, 'invalid_api_key');
+      assertError(
+        await server.admin(tokenOf('owner'), '/admin-tokens/adm_AAAAAAAAAAAA/revoke', { method: 'POST' }),
+        404,
+        'not_found',
+      );
+      const audited = (await server.admin(tokenOf('owner'), `/audit?target=${created.id}`))
+        .body as AuditEventView[];
+      assert.deepEqual(
+        audited.map((event) => [event.action, event.actor, event.details.role]),
+        [
+          ['admin_token.created', tokens.get('owner')?.id, 'support'],
+          ['admin_token.revoked', tokens.get('owner')?.id, undefined],
+        ],
+      );
     });
 
     test('petstore admin-tokens create --role: the role is kept and listed; an unknown role is refused', async () => {

@@ -77,6 +77,12 @@ describe('the console follows the role', () => {
     await h.open('/console/domains/api.shop.test');
     await heading('api.shop.test');
     assert.equal(await count(/^(Verify|Re-verify)$/), 0);
+
+    await h.open('/console/admin-tokens');
+    await heading('Admin tokens');
+    await h.page.getByRole('row', { name: /viewer person/ }).waitFor();
+    assert.equal(await count('Create token'), 0);
+    assert.equal(await count(/^Revoke /), 0);
     await h.page.getByRole('button', { name: 'Sign out' }).click();
   });
 
@@ -94,6 +100,51 @@ describe('the console follows the role', () => {
       ['Edit', 'Disable', 'Remove'],
     );
     await h.page.keyboard.press('Escape');
+    await h.open('/console/admin-tokens');
+    await heading('Admin tokens');
+    assert.equal(await count('Create token'), 0, 'making tokens is the owner’s');
+    await h.page.getByRole('button', { name: 'Sign out' }).click();
+  });
+
+  test('an owner makes a support token on Admin tokens, shown once, that works at once; revoking it ends it', async () => {
+    await h.open('/console/admin-tokens');
+    await signIn(h.page, h.token);
+    await heading('Admin tokens');
+    const roles = await h.page.getByLabel('Role').locator('option').allTextContents();
+    assert.deepEqual(
+      roles.map((text) => text.split(':')[0]),
+      ['owner', 'admin', 'support', 'viewer'],
+    );
+    await h.page.getByLabel('Name').fill('support desk');
+    await h.page.getByLabel('Role').selectOption('support');
+    await h.page.getByRole('button', { name: 'Create token' }).click();
+    await h.page.getByText('It will not be shown again').waitFor();
+    const token = (await h.page.locator('[data-testid="new-key"]').textContent())?.trim() ?? '';
+    assert.match(token, /^ps_admin_[0-9A-Za-z]{32}$/);
+    h.server.issuedKeys.push(token);
+    await h.page
+      .getByRole('row', { name: /support desk/ })
+      .getByRole('cell', { name: 'support', exact: true })
+      .waitFor();
+    await inspectPage(h.page, 'roles-owner-admin-tokens');
+    assert.equal(
+      (await h.server.admin(token, '/keys/key_AAAAAAAAAAAA/unban', { method: 'POST' })).status,
+      404,
+    );
+    assert.equal(
+      (await h.server.admin(token, '/keys', { method: 'POST', json: { plan: 'free' } })).status,
+      403,
+    );
+
+    await h.page.getByRole('button', { name: 'Done' }).click();
+    assert.ok(!(await h.page.content()).includes(token), 'the token is gone from the page');
+    await h.page.getByRole('button', { name: 'Revoke support desk' }).click();
+    await h.page.getByRole('dialog').getByRole('button', { name: 'Revoke token' }).click();
+    await h.page
+      .getByRole('row', { name: /support desk/ })
+      .getByText(/^Revoked /)
+      .waitFor();
+    assert.equal((await h.server.admin(token, '/keys')).status, 401);
     assert.deepEqual(h.failures, []);
   });
 });

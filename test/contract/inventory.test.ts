@@ -166,6 +166,7 @@ describe('the admin API document is its contract', () => {
     // Written out: the document is built from the contract, so comparing with it could not fail.
     assert.deepEqual(operations.map((operation) => operation.operationId).sort(), [
       'addDomain',
+      'createAdminToken',
       'createApiKey',
       'createWebhook',
       'deleteWebhook',
@@ -186,6 +187,8 @@ describe('the admin API document is its contract', () => {
       'getWebhookDelivery',
       'getWebhookDeliveryHead',
       'getWebhookHead',
+      'listAdminTokens',
+      'listAdminTokensHead',
       'listApiKeys',
       'listApiKeysHead',
       'listAuditEvents',
@@ -203,6 +206,7 @@ describe('the admin API document is its contract', () => {
       'removeDomain',
       'replayFailedWebhookDeliveries',
       'replayWebhookDelivery',
+      'revokeAdminToken',
       'revokeApiKey',
       'rotateApiKey',
       'rotateWebhookSecret',

@@ -1,0 +1,178 @@
+import { useState } from 'preact/hooks';
+import { ROLE_MEANING, ROLES, type Role } from '../../../src/contract/roles.js';
+import { type ApiError, api } from '../api.js';
+import { Badge } from '../components/badge.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { OneTimeSecret } from '../components/one-time-secret.js';
+import { LoadError, Loading } from '../components/status.js';
+import { formatTime } from '../format.js';
+import { useServerData, useTitle } from '../hooks.js';
+import { issuedSecret } from '../notice.js';
+import { location } from '../router.js';
+import { may, session } from '../session.js';
+import type { AdminToken } from '../types.js';
+
+/** The roles a person may give: never above their own (the roles run from the most trusted down). */
+function rolesUpTo(own: Role | undefined): readonly Role[] {
+  const from = own === undefined ? -1 : ROLES.indexOf(own);
+  return from < 0 ? [] : ROLES.slice(from);
+}
+
+/** Make a token: a name and a role; the token is shown once above the list. */
+function NewTokenForm({ onMade }: { onMade: () => void }) {
+  const choices = rolesUpTo(session.value?.role);
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const made = await api.createAdminToken({ role, ...(name.trim() ? { name: name.trim() } : {}) });
+      issuedSecret.value = { secret: made.token, pathname: location.value.pathname };
+      setName('');
+      onMade();
+    } catch (caught) {
+      setError((caught as ApiError).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="panel" onSubmit={submit} aria-labelledby="new-token-heading">
+      <h2 id="new-token-heading">Create an admin token</h2>
+      <label for="token-name">Name</label>
+      <input
+        id="token-name"
+        value={name}
+        maxLength={100}
+        onInput={(event) => setName(event.currentTarget.value)}
+      />
+      <label for="token-role">Role</label>
+      <select id="token-role" value={role} onChange={(event) => setRole(event.currentTarget.value as Role)}>
+        {choices.map((choice) => (
+          <option key={choice} value={choice}>
+            {choice}: {ROLE_MEANING[choice]}
+          </option>
+        ))}
+      </select>
+      <div class="actions">
+        <button type="submit" class="button-primary" disabled={busy}>
+          {busy ? 'Creating…' : 'Create token'}
+        </button>
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** Admin tokens: every token with its role; an owner makes and revokes them. */
+export function AdminTokensPage() {
+  useTitle('Admin tokens');
+  const tokens = useServerData(api.listAdminTokens, []);
+  const [revoking, setRevoking] = useState<AdminToken | null>(null);
+  const { pathname } = location.value;
+  const issued = issuedSecret.value?.pathname === pathname ? issuedSecret.value.secret : null;
+  return (
+    <>
+      <h1 tabIndex={-1}>Admin tokens</h1>
+      <p class="muted">
+        Each token of the admin API has a role, which says what it and the console sessions made with it may
+        do. A token is shown once, when it is made.
+      </p>
+      {issued && (
+        <OneTimeSecret
+          heading="The new admin token"
+          what="the admin token"
+          secret={issued}
+          onDone={() => {
+            issuedSecret.value = null;
+          }}
+        />
+      )}
+      {may('createAdminToken') && <NewTokenForm onMade={() => void tokens.reload()} />}
+      <h2>Tokens</h2>
+      {tokens.error && <LoadError error={tokens.error} />}
+      {!tokens.data && !tokens.error && <Loading what="admin tokens" />}
+      {tokens.data && (
+        <div class="table-scroll cards">
+          <table>
+            <caption class="visually-hidden">Admin tokens</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Created</th>
+                <th scope="col">State</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.data.map((token) => (
+                <tr key={token.id}>
+                  <th scope="row">
+                    {token.name}
+                    <div class="muted">
+                      <code>{token.id}</code>
+                    </div>
+                  </th>
+                  <td data-label="Role">{token.role}</td>
+                  <td data-label="Prefix">
+                    <code>{token.prefix}…</code>
+                  </td>
+                  <td data-label="Created" class="nowrap">
+                    {formatTime(token.createdAt)}
+                  </td>
+                  <td data-label="State">
+                    {token.revokedAt === null ? (
+                      <Badge tone="good">Active</Badge>
+                    ) : (
+                      <Badge tone="neutral">Revoked {formatTime(token.revokedAt)}</Badge>
+                    )}
+                  </td>
+                  <td class="row-actions">
+                    {token.revokedAt === null && may('revokeAdminToken') && (
+                      <button
+                        type="button"
+                        class="button-small button-danger"
+                        aria-label={`Revoke ${token.name}`}
+                        onClick={() => setRevoking(token)}
+                      >
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {revoking && (
+        <ConfirmDialog
+          title={`Revoke ${revoking.name}?`}
+          confirmLabel="Revoke token"
+          onConfirm={async () => {
+            await api.revokeAdminToken(revoking.id);
+            await tokens.reload();
+          }}
+          onClose={() => setRevoking(null)}
+        >
+          <p>
+            Every server refuses it within 5 seconds, and every console session made with it ends
+            {revoking.id === session.value?.tokenId ? ', this one included' : ''}.
+          </p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
