@@ -79,6 +79,50 @@ describe('admin changes on two instances', () => {
     }
   });
 
+  test('a support token made through one instance has its role on the other, in a session too; revoked there, both refuse it', async () => {
+    const made = await admin(0, 'POST', '/admin-tokens', { name: 'desk', role: 'support' });
+    assert.equal(made.status, 201, made.text);
+    const desk = made.body as { id: string; token: string };
+    // The other instance knows a token made a moment ago at once (it rereads the tokens on a miss).
+    const signIn = await request(`${fleet.servers[1]?.url}/admin/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${desk.token}` },
+    });
+    assert.equal(signIn.status, 201, signIn.text);
+    assert.equal((signIn.body as { role: string }).role, 'support');
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const secret = (signIn.body as { secret: string }).secret;
+    const asSession = (index: number, method: string, path: string) =>
+      request(`${fleet.servers[index]?.url}/admin/v1${path}`, {
+        method,
+        headers: {
+          cookie,
+          'x-petstore-session': secret,
+          origin: fleet.servers[index]?.url as string,
+          ...(method === 'POST' && path === '/keys' ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(method === 'POST' && path === '/keys' ? { body: JSON.stringify({ plan: 'free' }) } : {}),
+      });
+    for (const index of [0, 1]) {
+      assert.equal((await asSession(index, 'GET', '/keys')).status, 200);
+      assertError(await asSession(index, 'POST', '/keys'), 403, 'insufficient_role');
+      assertError(await asSession(index, 'POST', '/keys/key_AAAAAAAAAAAA/unban'), 404, 'not_found');
+    }
+    const refusals = (await admin(1, 'GET', `/audit?actor=${desk.id}`)).body as { action: string }[];
+    assert.deepEqual(
+      refusals.map((event) => event.action),
+      ['session.started', 'access.refused', 'access.refused'],
+    );
+
+    assert.equal((await admin(1, 'POST', `/admin-tokens/${desk.id}/revoke`)).status, 200);
+    for (const index of [0, 1]) {
+      await eventually(
+        `instance ${index} ends the session`,
+        async () => (await asSession(index, 'GET', '/sessions/current')).status === 401,
+      );
+    }
+  });
+
   test('three rotations of one key on each instance at once: one successor, five 409 key_rotated naming it', async () => {
     const { id } = await createKey(fleet.env, '--plan', 'pro', '--name', 'raced');
     const answers = await Promise.all(
