@@ -1,6 +1,6 @@
 import { createAdminTokenManager } from '../admin/index.js';
 import type { Config } from '../config/index.js';
-import { AUDIT_PAGE, isRole, ROLES, type Role } from '../contract/index.js';
+import { ACTOR_KINDS, type ActorKind, AUDIT_PAGE, isRole, ROLES, type Role } from '../contract/index.js';
 import { KeyInputError } from '../keys/index.js';
 import { parseOptions, UsageError } from './args.js';
 import { ADMIN_TOKENS_OPTIONS, AUDIT_OPTIONS } from './commands.js';
@@ -125,12 +125,22 @@ export async function auditCommand(
     throw new UsageError(`--limit must be 1 to ${AUDIT_PAGE.max} (got ${limit})`, 'audit');
   }
 
+  const kind = values['actor-kind'];
+  if (kind !== undefined && !(ACTOR_KINDS as readonly string[]).includes(kind)) {
+    throw new UsageError(
+      `--actor-kind must be one of ${ACTOR_KINDS.join(', ')} (got ${printable(kind)})`,
+      'audit',
+    );
+  }
+
   const storage = await openExistingStorage(config);
   try {
     const events = await storage.audit.list({
       after: values.after === undefined ? 0 : Number(values.after),
       limit,
       ...(values.target !== undefined ? { target: values.target } : {}),
+      ...(values.actor !== undefined ? { actor: values.actor } : {}),
+      ...(kind !== undefined ? { actorKind: kind as ActorKind } : {}),
     });
     if (values.json === true) out.write(jsonLine({ events }));
     else if (events.length === 0) out.write('No audit events.\n');

@@ -1,5 +1,6 @@
 import { OPERATOR_SETTINGS, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
 import {
+  ACTOR_KINDS,
   AUDIT_PAGE,
   DELIVERY_PAGE,
   EVENT_TYPES,
@@ -95,13 +96,13 @@ Reads:
 ${settingsHelp(STORAGE_SETTINGS)}`;
 
 export const AUDIT_USAGE = `Usage:
-  petstore audit list [--target ID] [--after ID] [--limit N] [--json]
+  petstore audit list [--target ID] [--actor ID] [--actor-kind KIND] [--after ID] [--limit N] [--json]
 
 Every change to API keys, admin tokens, custom domains and webhook endpoints, and every request refused for
 its role, oldest first: when, who (an admin token id, an API key id, cli, config, checker or webhooks),
-what, to which id or domain, and what changed. Never a key or a token. One page at a
-time, as GET /admin/v1/audit: --limit 1 to ${AUDIT_PAGE.max} (default ${AUDIT_PAGE.default}), and --after the
-last id of the page before for the next.
+what, to which id or domain, and what changed. Never a key or a token. --actor-kind is one of
+${ACTOR_KINDS.join(', ')}. One page at a time, as GET /admin/v1/audit: --limit 1 to ${AUDIT_PAGE.max}
+(default ${AUDIT_PAGE.default}), and --after the last id of the page before for the next.
 
 Reads:
 ${settingsHelp(STORAGE_SETTINGS)}`;
@@ -117,6 +118,8 @@ export const ADMIN_TOKENS_OPTIONS = {
 export const AUDIT_OPTIONS = {
   list: {
     target: { type: 'string' },
+    actor: { type: 'string' },
+    'actor-kind': { type: 'string' },
     after: { type: 'string' },
     limit: { type: 'string' },
     json: { type: 'boolean' },

@@ -397,7 +397,7 @@ describe('petstore keys', () => {
     assert.equal(unknown.code, 1);
   });
 
-  test('audit list: what the CLI changed, by cli, with --target, --after, --limit and --json', async () => {
+  test('audit list: what the CLI changed, by cli, with --target, --actor, --actor-kind, --after, --limit and --json', async () => {
     const created = await create('--plan', 'free', '--name', 'audited');
     assert.equal((await runCli(['keys', 'revoke', created.id as string], env)).code, 0);
     const json = await runCli(['audit', 'list', '--target', created.id as string, '--json'], env);
@@ -420,6 +420,19 @@ describe('petstore keys', () => {
       (JSON.parse(after.stdout) as { events: { id: number }[] }).events.map((event) => event.id),
       [events[1]?.id],
     );
+    const byKind = await runCli(['audit', 'list', '--actor-kind', 'cli', '--actor', 'cli', '--json'], env);
+    const cliEvents = (JSON.parse(byKind.stdout) as { events: { actor: string; target: string }[] }).events;
+    assert.ok(cliEvents.some((event) => event.target === created.id));
+    assert.ok(cliEvents.every((event) => event.actor === 'cli'));
+    const tokens = await runCli(['audit', 'list', '--actor-kind', 'token', '--json'], env);
+    assert.ok(
+      (JSON.parse(tokens.stdout) as { events: { actor: string }[] }).events.every((event) =>
+        event.actor.startsWith('adm_'),
+      ),
+    );
+    const badKind = await runCli(['audit', 'list', '--actor-kind', 'robot'], env);
+    assert.equal(badKind.code, 2);
+    assert.match(badKind.stderr, /--actor-kind must be one of token, key, cli, system \(got robot\)/);
     const human = await runCli(['audit', 'list', '--limit', '1000'], env);
     assert.match(human.stdout, new RegExp(`  cli  key\\.revoked  ${created.id as string}`));
     for (const key of issued) assert.ok(!human.stdout.includes(key) && !json.stdout.includes(key));
