@@ -111,6 +111,13 @@ async function exchange<T>(
   return { body: answer, headers: response.headers };
 }
 
+/** A whole list exported (`format=`), as a file to save, fetched with the session. */
+async function download(path: string): Promise<Blob> {
+  const response = await fetch(`${ADMIN}${path}`, { credentials: 'same-origin', headers: sessionHeaders() });
+  if (!response.ok) return refused(path, response);
+  return response.blob();
+}
+
 /** One admin API request with the session (see `exchange`), answered with its body. */
 async function call<T>(path: string, init: Call = {}): Promise<T> {
   return (await exchange<T>(path, init)).body;
@@ -129,6 +136,7 @@ const id = (value: string) => encodeURIComponent(value);
 export interface AuditFilter {
   target?: string;
   actor?: string;
+  actorKind?: string;
   from?: string;
   to?: string;
   before?: number;
@@ -255,13 +263,8 @@ export const api = {
    * Every row of a filter as a file: the session's header cannot ride on a plain link, so the console asks
    * for the export itself and hands the browser what came.
    */
-  exportRequests: async (filter: RequestFilter, format: 'ndjson' | 'csv') => {
-    const path = `/requests${query({ ...filter, format })}`;
-    const response = await fetch(`${ADMIN}${path}`, {
-      credentials: 'same-origin',
-      headers: sessionHeaders(),
-    });
-    if (!response.ok) return refused(path, response);
-    return response.blob();
-  },
+  exportRequests: (filter: RequestFilter, format: 'ndjson' | 'csv') =>
+    download(`/requests${query({ ...filter, format })}`),
+  exportAudit: (filter: AuditFilter, format: 'ndjson' | 'csv') =>
+    download(`/audit${query({ ...filter, order: 'desc', format })}`),
 };

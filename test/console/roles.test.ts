@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type ConsoleHarness, inspectPage, signIn, startConsole } from './harness.js';
 
@@ -145,6 +146,29 @@ describe('the console follows the role', () => {
       .getByText(/^Revoked /)
       .waitFor();
     assert.equal((await h.server.admin(token, '/keys')).status, 401);
+    assert.deepEqual(h.failures, []);
+  });
+
+  test('the audit log filters by kind of actor and exports the filtered view', async () => {
+    await h.open('/console/audit?actorKind=token');
+    await heading('Audit log');
+    assert.equal(await h.page.getByLabel('Kind of actor').inputValue(), 'token');
+    await h.page
+      .getByRole('row', { name: /access\.refused/ })
+      .first()
+      .waitFor();
+    const texts = await h.page.locator('table tbody tr').allTextContents();
+    assert.ok(texts.length > 0 && texts.every((text) => !/\bcli\b/.test(text)), texts.join('\n'));
+    await inspectPage(h.page, 'roles-audit');
+    const [download] = await Promise.all([
+      h.page.waitForEvent('download'),
+      h.page.getByRole('button', { name: 'CSV' }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'audit.csv');
+    const text = readFileSync((await download.path()) as string, 'utf8');
+    const [header, ...rows] = text.trim().split('\n');
+    assert.equal(header, 'id,at,actorKind,actor,actorName,action,target,details');
+    assert.ok(rows.length > 0 && rows.every((row) => row.split(',')[2] === 'token'), text);
     assert.deepEqual(h.failures, []);
   });
 });

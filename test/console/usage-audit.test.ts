@@ -243,7 +243,7 @@ describe('usage and the audit log in the console', () => {
     assert.equal(await h.page.getByLabel('Target').inputValue(), keyId, 'the filter is in the URL');
 
     await clearFilters(h);
-    await h.page.getByLabel('Actor').fill('nobody-at-all');
+    await h.page.getByLabel('Actor', { exact: true }).fill('nobody-at-all');
     await h.page.getByRole('button', { name: 'Filter' }).click();
     await h.page.getByText('No events.').waitFor();
 

@@ -51,23 +51,41 @@ export function FilterField({
   );
 }
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-
-/** The request log's method filter: any, or one of the API's methods. */
-export function MethodField({ value }: { value: string | undefined }) {
+/** A filter that is one of a few values, or any. */
+export function ChoiceField({
+  name,
+  label,
+  value,
+  choices,
+}: {
+  name: string;
+  label: string;
+  value: string | undefined;
+  choices: readonly string[];
+}) {
   return (
     <div>
-      <label for="filter-method">Method</label>
-      <select id="filter-method" name="method" defaultValue={value ?? ''}>
-        <option value="">Any</option>
-        {METHODS.map((method) => (
-          <option key={method} value={method}>
-            {method}
+      <label for={`filter-${name}`}>{label}</label>
+      {/* The choice the URL has starts selected (`selected`: Preact sets no `defaultValue` on a select). */}
+      <select id={`filter-${name}`} name={name}>
+        <option value="" selected={!value}>
+          Any
+        </option>
+        {choices.map((choice) => (
+          <option key={choice} value={choice} selected={choice === value}>
+            {choice}
           </option>
         ))}
       </select>
     </div>
   );
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** The request log's method filter: any, or one of the API's methods. */
+export function MethodField({ value }: { value: string | undefined }) {
+  return <ChoiceField name="method" label="Method" value={value} choices={METHODS} />;
 }
 
 /** The time range of a filter, in UTC, and the form's Filter and Clear. */

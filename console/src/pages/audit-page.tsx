@@ -1,14 +1,22 @@
 import { useEffect, useState } from 'preact/hooks';
+import { ACTOR_KINDS } from '../../../src/contract/roles.js';
 import { type AuditFilter, api } from '../api.js';
 import { AuditTable } from '../components/audit-table.js';
-import { FilterField, filtersIn, filtersOfForm, TimeRangeAndActions } from '../components/filters.js';
+import { ExportButtons } from '../components/export-buttons.js';
+import {
+  ChoiceField,
+  FilterField,
+  filtersIn,
+  filtersOfForm,
+  TimeRangeAndActions,
+} from '../components/filters.js';
 import { LoadError, Loading } from '../components/status.js';
 import { useTitle } from '../hooks.js';
 import { BASE, location, navigate } from '../router.js';
 import type { AuditEvent } from '../types.js';
 
 const PAGE = 50;
-const FILTERS = ['target', 'actor', 'from', 'to'] as const;
+const FILTERS = ['target', 'actor', 'actorKind', 'from', 'to'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 
 /**
@@ -27,6 +35,7 @@ function FilterForm({ filters }: { filters: Filters }) {
     <form class="panel filters" onSubmit={submit} aria-label="Filter events">
       <FilterField name="target" label="Target" value={filters.target} placeholder="key_… or a token id" />
       <FilterField name="actor" label="Actor" value={filters.actor} placeholder="a token id or cli" />
+      <ChoiceField name="actorKind" label="Kind of actor" value={filters.actorKind} choices={ACTOR_KINDS} />
       <TimeRangeAndActions from={filters.from} to={filters.to} clearHref={`${BASE}/audit`} />
     </form>
   );
@@ -65,8 +74,12 @@ export function AuditPage() {
   return (
     <>
       <h1 tabIndex={-1}>Audit log</h1>
-      <p class="muted">Every change to keys, domains and admin tokens: who, what and when. Newest first.</p>
+      <p class="muted">
+        Every change to keys, domains, webhooks and admin tokens, and every request refused for its role: who,
+        what and when. Newest first.
+      </p>
       <FilterForm key={search} filters={filters} />
+      <ExportButtons name="audit" load={(format) => api.exportAudit(filters, format)} />
       {error && <LoadError error={error} />}
       {!events && !error && <Loading what="events" />}
       {events && <AuditTable events={events} caption="Audit events, newest first" />}

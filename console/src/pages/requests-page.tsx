@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, inBackground, type RequestFilter } from '../api.js';
+import { ExportButtons } from '../components/export-buttons.js';
 import {
   FilterField,
   filtersIn,
@@ -71,42 +72,6 @@ function FilterForm({ filters }: { filters: RequestFilter }) {
       <FilterField name="client" label="Client address" value={filters.client} placeholder="203.0.113.7" />
       <TimeRangeAndActions from={filters.from} to={filters.to} clearHref={`${BASE}/requests`} />
     </form>
-  );
-}
-
-/** Downloads every row of the filter as NDJSON or CSV. */
-function Exports({ filters }: { filters: RequestFilter }) {
-  const [error, setError] = useState<string | null>(null);
-  const save = async (format: 'ndjson' | 'csv') => {
-    setError(null);
-    try {
-      const file = await api.exportRequests(filters, format);
-      const link = document.createElement('a');
-      link.href = URL.createObjectURL(file);
-      link.download = `requests.${format}`;
-      document.body.append(link);
-      link.click();
-      link.remove();
-      URL.revokeObjectURL(link.href);
-    } catch (failure) {
-      setError((failure as Error).message);
-    }
-  };
-  return (
-    <div class="actions">
-      <span class="muted">Export this filter:</span>
-      <button type="button" class="button-small" onClick={() => save('ndjson')}>
-        NDJSON
-      </button>
-      <button type="button" class="button-small" onClick={() => save('csv')}>
-        CSV
-      </button>
-      {error && (
-        <span class="error" role="alert">
-          {error}
-        </span>
-      )}
-    </div>
   );
 }
 
@@ -225,7 +190,7 @@ export function RequestsPage() {
           <span class="muted">This filter ends at a time, so there is nothing new to follow.</span>
         )}
       </div>
-      <Exports filters={filters} />
+      <ExportButtons name="requests" load={(format) => api.exportRequests(filters, format)} />
       {error && <LoadError error={error} />}
       {!rows && !error && <Loading what="requests" />}
       {rows &&
