@@ -11,6 +11,8 @@ export type AuditAction =
   | 'admin_token.revoked'
   | 'session.started'
   | 'session.ended'
+  | 'session.refused'
+  | 'person.sessions_ended'
   | 'domain.added'
   | 'domain.updated'
   | 'domain.removed'
@@ -24,9 +26,9 @@ export type AuditAction =
   | 'access.refused';
 
 /**
- * Who did it: an admin token's id, an API key's id (a key that rotated or revoked itself), `cli` for the
+ * Who did it: an admin token's id, a person's (`per_…`, signed in with OpenID Connect), an API key's id (a key that rotated or revoked itself), `cli` for the
  * command line on a machine that reaches the database, or the service itself: `config` for the config
- * file's domains, `checker` for the re-checks of domains, `webhooks` for the dispatcher.
+ * file's domains, `checker` for the re-checks of domains, `webhooks` for the dispatcher, `oidc` for a sign-in refused.
  */
 export type Actor = string;
 
@@ -39,13 +41,14 @@ export const CLI_ACTOR: Actor = 'cli';
  */
 export function actorKindOf(actor: Actor): ActorKind {
   if (actor.startsWith('adm_')) return 'token';
+  if (actor.startsWith('per_')) return 'person';
   if (actor.startsWith('key_')) return 'key';
   return actor === CLI_ACTOR ? 'cli' : 'system';
 }
 
 /** `actorKindOf` as an SQL expression of the column `actor`, in the dialect SQLite and PostgreSQL share. */
 export const ACTOR_KIND_SQL = `CASE WHEN substr(actor, 1, 4) = 'adm_' THEN 'token'
-  WHEN substr(actor, 1, 4) = 'key_' THEN 'key' WHEN actor = 'cli' THEN 'cli' ELSE 'system' END`;
+  WHEN substr(actor, 1, 4) = 'per_' THEN 'person' WHEN substr(actor, 1, 4) = 'key_' THEN 'key' WHEN actor = 'cli' THEN 'cli' ELSE 'system' END`;
 
 /**
  * One change, as it is appended beside the change itself (in the same transaction): who, what, when, to

@@ -102,8 +102,15 @@ which, before any domain is added.`,
 and revokes them, here or with \`petstore admin-tokens\`.`,
       },
       {
+        name: 'People',
+        description: `The people who sign in to the console with OpenID Connect (\`OIDC_ISSUER\`): their role comes from
+their groups at the provider (\`OIDC_ROLES\`), their changes are audited as theirs, and an owner can end their
+sessions.`,
+      },
+      {
         name: 'Sessions',
-        description: 'The console’s sign-in: an admin token exchanged for a session cookie.',
+        description:
+          'The console’s sign-in: an admin token exchanged for a session cookie, or a person signed in with OpenID Connect at `/console/oidc/start`.',
       },
       {
         name: 'Webhooks',

@@ -154,20 +154,28 @@ export const AuditEvent = Type.Object(
     at: Timestamp('When it happened.'),
     actor: Type.String({
       description:
-        'Who did it: an admin token id, `cli` for the command line, `config` for the config file, `checker` ' +
+        'Who did it: an admin token id, a person’s id (`per_…`, signed in with OpenID Connect), `cli` for the command line, `config` for the config file, `checker` ' +
         'for the re-checks of domains, or an API key id for a key that rotated or revoked itself (`/v1/key`).',
     }),
     actorKind: stringEnum(ACTOR_KINDS, {
       description:
-        'What kind of actor: `token` (an admin token), `key` (an API key), `cli`, or `system` (`config`, ' +
+        'What kind of actor: `token` (an admin token), `person` (signed in with OpenID Connect), `key` (an API key), `cli`, or `system` (`config`, ' +
         '`checker`, `webhooks`).',
     }),
     actorName: OrNull(
       Type.String({
         description:
-          'The name of the admin token that did it (a revoked one too), for people; null for the other ' +
-          'actors.',
+          'The name of the admin token that did it (a revoked one too), or of the person (their name, else ' +
+          'their email), for people to read; null for the other actors.',
       }),
+    ),
+    actorSubject: OrNull(
+      Type.String({
+        description: 'A person’s subject (`sub`) at their identity provider; null for the other actors.',
+      }),
+    ),
+    actorEmail: OrNull(
+      Type.String({ description: 'A person’s email at their last sign-in; null for the other actors.' }),
     ),
     action: Type.String({
       description: 'What was done, such as `key.created` or `key.rotated`.',
@@ -273,13 +281,66 @@ export const NewAdminToken = Type.Object(
   { additionalProperties: false },
 );
 
+const PersonId = Type.String({
+  pattern: '^per_[0-9A-Za-z]{12}$',
+  description:
+    'The public id of a person who signs in with OpenID Connect, such as `per_7Hq2Lm9xKc3a`: the actor of their changes.',
+  examples: ['per_7Hq2Lm9xKc3a'],
+});
+
+export const PersonParams = Type.Object({ id: PersonId }, { additionalProperties: false });
+
+/** Who a person is, as their identity provider says. */
+const PersonFields = {
+  id: PersonId,
+  subject: Type.String({
+    description: 'The provider’s `sub`: the one thing about a person that never changes.',
+  }),
+  email: OrNull(Type.String({ description: 'The `email` claim at their last sign-in.' })),
+  name: OrNull(Type.String({ description: 'The `name` claim at their last sign-in.' })),
+};
+
+export const Person = Type.Object(
+  {
+    ...PersonFields,
+    issuer: Type.String({ description: 'The identity provider (`OIDC_ISSUER`) that signed them in.' }),
+    role: stringEnum(ROLES, {
+      description: 'The role their groups gave them at their last sign-in (`OIDC_ROLES`).',
+    }),
+    firstSignInAt: Timestamp('Their first sign-in.'),
+    lastSignInAt: Timestamp('Their last sign-in.'),
+    sessions: Type.Integer({ minimum: 0, description: 'How many of their console sessions are live now.' }),
+  },
+  { additionalProperties: false, description: 'A person who signed in to the console with OpenID Connect.' },
+);
+
+export const PersonSessionsEnded = Type.Object(
+  {
+    ended: Type.Integer({ minimum: 0, description: 'How many live sessions ended.' }),
+  },
+  { additionalProperties: false },
+);
+
 export const Session = Type.Object(
   {
-    tokenId: Type.String({
-      description: 'The admin token it was made with: its changes are audited as that token’s.',
+    tokenId: OrNull(
+      Type.String({
+        description:
+          'The admin token it was made with: its changes are audited as that token’s. Null for a person’s session.',
+      }),
+    ),
+    tokenName: OrNull(Type.String()),
+    person: OrNull(
+      Type.Object(PersonFields, {
+        additionalProperties: false,
+        description:
+          'The person it belongs to, signed in with OpenID Connect: their changes are audited as theirs. Null for a token’s session.',
+      }),
+    ),
+    role: stringEnum(ROLES, {
+      description:
+        'What the session may do: its token’s role, or the role its person’s groups gave at sign-in.',
     }),
-    tokenName: Type.String(),
-    role: stringEnum(ROLES, { description: 'What the session may do: its token’s role.' }),
     operations: Type.Array(Type.String(), {
       description:
         'The admin operations (by `operationId`) the role allows: the console offers only these, and the ' +
@@ -542,6 +603,8 @@ export const DomainRemoval = Type.Object(
 );
 
 export const ADMIN_SCHEMAS = {
+  Person,
+  PersonSessionsEnded,
   AdminToken,
   AdminTokenCreated,
   NewAdminToken,
@@ -580,6 +643,7 @@ export type AdminSchemaName = keyof typeof ADMIN_SCHEMAS;
 export const ADMIN_PARAMETER_SCHEMAS = {
   KeyParams,
   AdminTokenParams,
+  PersonParams,
   DomainParams,
   AuditQuery,
   RequestQuery,
@@ -739,6 +803,33 @@ export const ADMIN_OPERATIONS = [
       'Revoking a revoked token changes nothing.',
     params: 'AdminTokenParams',
     success: { status: 200, description: 'The token, revoked.', schema: 'AdminToken' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'listPeople',
+    method: 'GET',
+    path: '/people',
+    tag: 'People',
+    role: 'owner',
+    summary: 'List people',
+    description:
+      'Everyone who has signed in to the console with OpenID Connect, the latest sign-in first: when, with ' +
+      'which role, and how many sessions they have live.',
+    success: { status: 200, description: 'Every person.', schema: 'Person', array: true },
+    errors: [],
+  },
+  {
+    operationId: 'endPersonSessions',
+    method: 'POST',
+    path: '/people/{id}/end-sessions',
+    tag: 'People',
+    role: 'owner',
+    summary: 'End a person’s sessions',
+    description:
+      'Ends every live console session of a person, on every instance at their next request. They can sign ' +
+      'in again while their identity provider lets them: remove them there to keep them out.',
+    params: 'PersonParams',
+    success: { status: 200, description: 'How many sessions ended.', schema: 'PersonSessionsEnded' },
     errors: [400, 404],
   },
   {
@@ -1112,6 +1203,7 @@ export type AdminOperationId = (typeof ADMIN_OPERATIONS)[number]['operationId'];
 export type NewApiKey = Static<typeof NewApiKey>;
 export type NewAdminToken = Static<typeof NewAdminToken>;
 export type AdminTokenView = Static<typeof AdminToken>;
+export type PersonView = Static<typeof Person>;
 export type AdminTokenCreatedView = Static<typeof AdminTokenCreated>;
 export type ApiKeyChange = Static<typeof ApiKeyChange>;
 export type Rotation = Static<typeof Rotation>;

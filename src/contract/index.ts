@@ -12,6 +12,7 @@ export {
   type NewAdminToken,
   type NewApiKey,
   type NewDomain,
+  type PersonView,
   type Rotation,
   type SessionStart,
   USAGE_SPAN,

@@ -25,8 +25,8 @@ export const isRole = (value: string): value is Role => KNOWN.has(value);
 export const roleAllows = (held: Role, needed: Role): boolean => RANK[held] >= RANK[needed];
 
 /**
- * Who an audit entry's actor is: an admin token, an API key (one that rotated or revoked itself), the
+ * Who an audit entry's actor is: an admin token, a person signed in with OpenID Connect, an API key (one that rotated or revoked itself), the
  * command line, or the service itself (`config`, `checker`, `webhooks`).
  */
-export const ACTOR_KINDS = ['token', 'key', 'cli', 'system'] as const;
+export const ACTOR_KINDS = ['token', 'person', 'key', 'cli', 'system'] as const;
 export type ActorKind = (typeof ACTOR_KINDS)[number];

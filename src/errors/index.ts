@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'insufficient_role'
   | 'cross_origin_request'
   | 'https_required'
+  | 'token_signin_off'
   | 'key_revoked'
   | 'key_rotated'
   | 'key_expired'
@@ -45,6 +46,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   insufficient_role: 403,
   cross_origin_request: 403,
   https_required: 403,
+  token_signin_off: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -86,6 +88,8 @@ export const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
     'A request that changes something with a console session came from another origin (admin API only).',
   https_required:
     'A console session starts only over HTTPS, or over plain HTTP from this machine (admin API only).',
+  token_signin_off:
+    'Console sign-in with an admin token is turned off (`CONSOLE_TOKEN_SIGNIN=off`): people sign in with the identity provider (admin API only).',
   key_revoked: 'The API key is revoked: it can no longer be changed or rotated.',
   key_rotated:
     'The API key was rotated: it cannot be rotated again, nor its plan or limits changed; the message names its successor.',

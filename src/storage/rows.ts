@@ -3,6 +3,7 @@ import type { AuditEntry, AuditFilter, AuditRecord } from '../audit/index.js';
 import type { Category, Order, OrderStatus, Pet, PetStatus, Role, Scope } from '../contract/index.js';
 import type { DomainCheckResult, DomainRecord, DomainState } from '../domains/index.js';
 import type { ApiKeyRecord } from '../keys/index.js';
+import type { OidcLogin, PersonRecord } from '../people/index.js';
 import type { IdempotencyRecord } from './types.js';
 
 /**
@@ -185,7 +186,11 @@ export function toAdminTokenRecord(row: AdminTokenRow): AdminTokenRecord {
 
 export interface SessionRow {
   digest: string;
-  token_id: string;
+  token_id: string | null;
+  person_id: string | null;
+  role: Role | null;
+  refresh_token: string | null;
+  checked_at: string | null;
   created_at: string;
   last_seen_at: string;
   expires_at: string;
@@ -196,12 +201,91 @@ export function toSessionRecord(row: SessionRow): SessionRecord {
   return {
     digest: row.digest,
     tokenId: row.token_id,
+    personId: row.person_id,
+    role: row.role,
+    refreshToken: row.refresh_token,
+    checkedAt: row.checked_at,
     createdAt: row.created_at,
     lastSeenAt: row.last_seen_at,
     expiresAt: row.expires_at,
     endedAt: row.ended_at,
   };
 }
+
+/** The columns of a new session, in the order both stores' inserts list them. */
+export const SESSION_COLUMNS =
+  'digest, token_id, person_id, role, refresh_token, checked_at, created_at, last_seen_at, expires_at, ended_at';
+
+export function sessionValues(record: SessionRecord) {
+  return [
+    record.digest,
+    record.tokenId,
+    record.personId,
+    record.role,
+    record.refreshToken,
+    record.checkedAt,
+    record.createdAt,
+    record.lastSeenAt,
+    record.expiresAt,
+    record.endedAt,
+  ];
+}
+
+/**
+ * A sign-in: a new person at their first, their claims, role and time brought up to date after. Parameters:
+ * id (used only for a new person), issuer, subject, email, name, role, time.
+ */
+export const PERSON_SIGN_IN_SQL = `INSERT INTO people (id, issuer, subject, email, name, role, first_sign_in_at, last_sign_in_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+  ON CONFLICT (issuer, subject) DO UPDATE SET email = excluded.email, name = excluded.name, role = excluded.role,
+    last_sign_in_at = excluded.last_sign_in_at
+  RETURNING *`;
+
+/** Everyone, the latest sign-in first, with their live sessions. Parameters: now, and the idle limit's start. */
+export const PEOPLE_LIST_SQL = `SELECT people.*, (SELECT count(*) FROM admin_sessions
+    WHERE person_id = people.id AND ended_at IS NULL AND expires_at > $1 AND last_seen_at > $2) AS sessions
+  FROM people ORDER BY last_sign_in_at DESC, id`;
+
+export interface PersonRow {
+  id: string;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  name: string | null;
+  role: Role;
+  first_sign_in_at: string;
+  last_sign_in_at: string;
+  sessions?: number | string;
+}
+
+export function toPersonRecord(row: PersonRow): PersonRecord {
+  return {
+    id: row.id,
+    issuer: row.issuer,
+    subject: row.subject,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    firstSignInAt: row.first_sign_in_at,
+    lastSignInAt: row.last_sign_in_at,
+  };
+}
+
+export interface OidcLoginRow {
+  state: string;
+  binding: string;
+  verifier: string;
+  nonce: string;
+  created_at: string;
+}
+
+export const toOidcLogin = (row: OidcLoginRow): OidcLogin => ({
+  state: row.state,
+  binding: row.binding,
+  verifier: row.verifier,
+  nonce: row.nonce,
+  createdAt: row.created_at,
+});
 
 /** An audit filter as the queries of both stores take it: a filter not given is null. */
 export interface AuditParameters {

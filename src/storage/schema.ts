@@ -24,6 +24,8 @@ export const OLDEST_RELEASE_SERVING: Readonly<Record<number, string>> = {
   // Served by 1.3.0 too, which knows no roles: during a rolling upgrade from it, its instances let every
   // token do everything (docs/people-and-roles.md says to give roles once the upgrade is done).
   13: '1.0.0',
+  // Served by 1.3.0: its sessions name a token, which a person's session has none of, so it refuses those.
+  14: '1.0.0',
 };
 
 /** The newest schema version this release knows. */

@@ -12,6 +12,7 @@ import type {
 import type { DomainRepository } from '../domains/index.js';
 import type { ApiKeyRepository } from '../keys/index.js';
 import type { OutageLog } from '../log/index.js';
+import type { OidcLoginRepository, PeopleRepository } from '../people/index.js';
 import type { UsageRepository } from '../usage/index.js';
 import type { PendingEvent, WebhookRepository } from '../webhooks/index.js';
 import type { SchemaState } from './schema.js';
@@ -181,6 +182,10 @@ export interface Storage {
   readonly adminTokens: AdminTokenRepository;
   /** The console's sessions. */
   readonly sessions: SessionRepository;
+  /** Everyone who signed in with OpenID Connect. */
+  readonly people: PeopleRepository;
+  /** Sign-ins with OpenID Connect under way. */
+  readonly oidcLogins: OidcLoginRepository;
   readonly audit: AuditRepository;
   readonly usage: UsageRepository;
   readonly idempotency: IdempotencyRepository;

@@ -283,6 +283,38 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'a role for each admin token; tokens made before roles are owners',
     sql: "ALTER TABLE admin_tokens ADD COLUMN role TEXT NOT NULL DEFAULT 'owner' CHECK (role IN ('owner', 'admin', 'support', 'viewer'))",
   },
+  {
+    version: 14,
+    name: 'people who sign in with OpenID Connect, their console sessions, and the sign-ins under way',
+    sql: `
+      CREATE TABLE people (
+        id               TEXT PRIMARY KEY,
+        issuer           TEXT NOT NULL,
+        subject          TEXT NOT NULL,
+        email            TEXT,
+        name             TEXT,
+        role             TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'support', 'viewer')),
+        first_sign_in_at TEXT NOT NULL,
+        last_sign_in_at  TEXT NOT NULL,
+        UNIQUE (issuer, subject)
+      );
+      CREATE TABLE oidc_logins (
+        state      TEXT PRIMARY KEY,
+        binding    TEXT NOT NULL,
+        verifier   TEXT NOT NULL,
+        nonce      TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      ALTER TABLE admin_sessions
+        ALTER COLUMN token_id DROP NOT NULL,
+        ADD COLUMN person_id TEXT REFERENCES people (id),
+        ADD COLUMN role TEXT CHECK (role IN ('owner', 'admin', 'support', 'viewer')),
+        ADD COLUMN refresh_token TEXT,
+        ADD COLUMN checked_at TEXT,
+        ADD CONSTRAINT admin_sessions_one_principal CHECK ((token_id IS NULL) <> (person_id IS NULL));
+      CREATE INDEX admin_sessions_by_person ON admin_sessions (person_id);
+    `,
+  },
 ];
 
 /** The schema of a database (version 0 when it has none). */

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { SessionRepository } from '../../admin/index.js';
 import type { AuditEntry } from '../../audit/index.js';
-import { type SessionRow, toSessionRecord } from '../rows.js';
+import { SESSION_COLUMNS, type SessionRow, sessionValues, toSessionRecord } from '../rows.js';
 import { type Queryable, transaction } from './transaction.js';
 
 /** Console sessions in PostgreSQL, so that every instance accepts them; start and end audited in their transaction. */
@@ -13,16 +13,8 @@ export function postgresSessions(
     async insert(record, entry) {
       await transaction(pool, async (client) => {
         await client.query(
-          `INSERT INTO admin_sessions (digest, token_id, created_at, last_seen_at, expires_at, ended_at)
-           VALUES ($1, $2, $3, $4, $5, $6)`,
-          [
-            record.digest,
-            record.tokenId,
-            record.createdAt,
-            record.lastSeenAt,
-            record.expiresAt,
-            record.endedAt,
-          ],
+          `INSERT INTO admin_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          sessionValues(record),
         );
         await audit.append(client, entry);
       });
@@ -49,6 +41,27 @@ export function postgresSessions(
         await audit.append(client, entry);
         return true;
       });
+    },
+    endOfPerson(personId, at, entry) {
+      return transaction(pool, async (client) => {
+        const { rowCount } = await client.query(
+          'UPDATE admin_sessions SET ended_at = $1 WHERE person_id = $2 AND ended_at IS NULL',
+          [at, personId],
+        );
+        const ended = rowCount ?? 0;
+        await audit.append(client, { ...entry, details: { ...entry.details, ended } });
+        return ended;
+      });
+    },
+    async claimCheck(digest, seen, at) {
+      const { rowCount } = await pool.query(
+        'UPDATE admin_sessions SET checked_at = $1 WHERE digest = $2 AND checked_at = $3 AND ended_at IS NULL',
+        [at, digest, seen],
+      );
+      return rowCount === 1;
+    },
+    async keepRefreshToken(digest, sealed) {
+      await pool.query('UPDATE admin_sessions SET refresh_token = $1 WHERE digest = $2', [sealed, digest]);
     },
     async prune(before) {
       const { rowCount } = await pool.query(

@@ -22,6 +22,7 @@ import { postgresIdempotency } from './idempotency.js';
 import { migrate, readSchema } from './migrations.js';
 import { CHANNELS, createNotifier } from './notify.js';
 import { postgresOrders } from './orders.js';
+import { postgresPeople } from './people.js';
 import { postgresPets } from './pets.js';
 import { postgresSessions } from './sessions.js';
 import { type Queryable, releaseAfter } from './transaction.js';
@@ -215,6 +216,8 @@ export async function createPostgresStorage(
     apiKeys: guarded(postgresApiKeys(pool, audit)),
     adminTokens: guarded(postgresAdminTokens(pool, audit)),
     sessions: guarded(postgresSessions(pool, audit)),
+    people: guarded(postgresPeople(pool).people),
+    oidcLogins: guarded(postgresPeople(pool).oidcLogins),
     audit: guarded(audit.repository),
     usage: guarded(postgresUsage(pool)),
     idempotency: guarded(idempotency.repository),

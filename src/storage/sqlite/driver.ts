@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 
-export type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
+
+export type { Database, Statement };
 
 const require = createRequire(import.meta.url);
 
@@ -17,3 +19,18 @@ const require = createRequire(import.meta.url);
  */
 export const Sqlite: typeof BetterSqlite3 =
   Number(process.versions.napi) >= 10 ? require('better-sqlite3') : require('better-sqlite3-node20');
+
+/**
+ * A statement prepared at its first use, not when the storage opens: a database a schema behind (opened by
+ * `migrate --check`) may not have its table or column yet.
+ */
+export function preparedAtFirstUse<P extends unknown[] = unknown[], R = unknown>(
+  db: Database,
+  sql: string,
+): () => Statement<P, R> {
+  let statement: Statement<P, R> | undefined;
+  return () => {
+    statement ??= db.prepare<P, R>(sql);
+    return statement;
+  };
+}

@@ -290,6 +290,49 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'a role for each admin token; tokens made before roles are owners',
     sql: "ALTER TABLE admin_tokens ADD COLUMN role TEXT NOT NULL DEFAULT 'owner' CHECK (role IN ('owner', 'admin', 'support', 'viewer'))",
   },
+  {
+    version: 14,
+    name: 'people who sign in with OpenID Connect, their console sessions, and the sign-ins under way',
+    sql: `
+      CREATE TABLE people (
+        id               TEXT PRIMARY KEY,
+        issuer           TEXT NOT NULL,
+        subject          TEXT NOT NULL,
+        email            TEXT,
+        name             TEXT,
+        role             TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'support', 'viewer')),
+        first_sign_in_at TEXT NOT NULL,
+        last_sign_in_at  TEXT NOT NULL,
+        UNIQUE (issuer, subject)
+      ) STRICT;
+      CREATE TABLE oidc_logins (
+        state      TEXT PRIMARY KEY,
+        binding    TEXT NOT NULL,
+        verifier   TEXT NOT NULL,
+        nonce      TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE admin_sessions_14 (
+        digest        TEXT PRIMARY KEY,
+        token_id      TEXT,
+        created_at    TEXT NOT NULL,
+        last_seen_at  TEXT NOT NULL,
+        expires_at    TEXT NOT NULL,
+        ended_at      TEXT,
+        person_id     TEXT REFERENCES people (id),
+        role          TEXT CHECK (role IN ('owner', 'admin', 'support', 'viewer')),
+        refresh_token TEXT,
+        checked_at    TEXT,
+        CHECK ((token_id IS NULL) <> (person_id IS NULL))
+      ) STRICT;
+      INSERT INTO admin_sessions_14 (digest, token_id, created_at, last_seen_at, expires_at, ended_at)
+        SELECT digest, token_id, created_at, last_seen_at, expires_at, ended_at FROM admin_sessions;
+      DROP TABLE admin_sessions;
+      ALTER TABLE admin_sessions_14 RENAME TO admin_sessions;
+      CREATE INDEX admin_sessions_by_token ON admin_sessions (token_id);
+      CREATE INDEX admin_sessions_by_person ON admin_sessions (person_id);
+    `,
+  },
 ];
 
 /**

@@ -1,7 +1,7 @@
 import type { SessionRepository } from '../../admin/index.js';
 import type { AuditEntry } from '../../audit/index.js';
-import { type SessionRow, toSessionRecord } from '../rows.js';
-import type { Database } from './driver.js';
+import { SESSION_COLUMNS, type SessionRow, sessionValues, toSessionRecord } from '../rows.js';
+import { type Database, preparedAtFirstUse } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** Console sessions in SQLite; starting and ending one is audited in its own write. */
@@ -10,9 +10,10 @@ export function sqliteSessions(
   writes: WriteQueue,
   audit: { append(entry: AuditEntry): void },
 ): SessionRepository {
-  const insert = db.prepare(
-    `INSERT INTO admin_sessions (digest, token_id, created_at, last_seen_at, expires_at, ended_at)
-     VALUES (?, ?, ?, ?, ?, ?)`,
+  // Prepared at first use, as are the others that name columns of schema 14.
+  const insert = preparedAtFirstUse(
+    db,
+    `INSERT INTO admin_sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const find = db.prepare<[string], SessionRow>('SELECT * FROM admin_sessions WHERE digest = ?');
   const touch = db.prepare<[string, string]>(
@@ -21,20 +22,25 @@ export function sqliteSessions(
   const end = db.prepare<[string, string]>(
     'UPDATE admin_sessions SET ended_at = ? WHERE digest = ? AND ended_at IS NULL',
   );
+  const endOfPerson = preparedAtFirstUse<[string, string]>(
+    db,
+    'UPDATE admin_sessions SET ended_at = ? WHERE person_id = ? AND ended_at IS NULL',
+  );
+  const claimCheck = preparedAtFirstUse<[string, string, string]>(
+    db,
+    'UPDATE admin_sessions SET checked_at = ? WHERE digest = ? AND checked_at = ? AND ended_at IS NULL',
+  );
+  const keepRefreshToken = preparedAtFirstUse<[string, string]>(
+    db,
+    'UPDATE admin_sessions SET refresh_token = ? WHERE digest = ?',
+  );
   const prune = db.prepare<[string, string]>(
     'DELETE FROM admin_sessions WHERE ended_at < ? OR expires_at < ?',
   );
   return {
     async insert(record, entry) {
       await writes.run(() => {
-        insert.run(
-          record.digest,
-          record.tokenId,
-          record.createdAt,
-          record.lastSeenAt,
-          record.expiresAt,
-          record.endedAt,
-        );
+        insert().run(...sessionValues(record));
         audit.append(entry);
       });
     },
@@ -51,6 +57,19 @@ export function sqliteSessions(
         audit.append(entry);
         return true;
       });
+    },
+    endOfPerson(personId, at, entry) {
+      return writes.run(() => {
+        const ended = endOfPerson().run(at, personId).changes;
+        audit.append({ ...entry, details: { ...entry.details, ended } });
+        return ended;
+      });
+    },
+    claimCheck(digest, seen, at) {
+      return writes.run(() => claimCheck().run(at, digest, seen).changes === 1);
+    },
+    async keepRefreshToken(digest, sealed) {
+      await writes.run(() => keepRefreshToken().run(sealed, digest));
     },
     prune(before) {
       return writes.run(() => prune.run(before, before).changes);

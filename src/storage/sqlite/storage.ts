@@ -21,6 +21,7 @@ import { createPrivateDir, createPrivateFile, isDirectory, isInside, samePlace }
 import { sqliteIdempotency } from './idempotency.js';
 import { migrate, readSchema } from './migrations.js';
 import { sqliteOrders } from './orders.js';
+import { sqlitePeople } from './people.js';
 import { sqlitePets } from './pets.js';
 import { sqliteSessions } from './sessions.js';
 import { sqliteUsage } from './usage.js';
@@ -145,6 +146,7 @@ export function createSqliteStorage(options: { file: string } & SqliteOpenOption
     apiKeys: sqliteApiKeys(db, writes, audit),
     adminTokens: sqliteAdminTokens(db, writes, audit),
     sessions: sqliteSessions(db, writes, audit),
+    ...sqlitePeople(db, writes),
     audit: audit.repository,
     usage: sqliteUsage(db, writes),
     idempotency: idempotency.repository,
