@@ -19,6 +19,7 @@ import type {
   NewApiKey,
   NewDomain,
   NewWebhook,
+  Person,
   Session,
   SessionStarted,
   UsageSeries,
@@ -180,6 +181,16 @@ export const api = {
     return session;
   },
   currentSession: () => call<Session>('/sessions/current'),
+  /**
+   * Keeps the second secret of a session begun with the identity provider: the server puts it in the URL's
+   * fragment, which no browser sends to a server; it is taken out of the address bar and the history at once.
+   */
+  adoptSignIn: () => {
+    const found = /^#session=(pssh_[A-Za-z0-9_-]{43})$/.exec(window.location.hash);
+    if (found === null) return;
+    sessionStorage.setItem(SECRET_ITEM, found[1] as string);
+    window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
+  },
   signOut: async () => {
     try {
       await call<void>('/sessions/current', { method: 'DELETE' });
@@ -215,6 +226,9 @@ export const api = {
   audit: (filter: AuditFilter) => call<AuditEvent[]>(`/audit${query({ ...filter, order: 'desc' })}`),
 
   listAdminTokens: () => call<AdminToken[]>('/admin-tokens'),
+  listPeople: () => call<Person[]>('/people'),
+  endPersonSessions: (personId: string) =>
+    call<{ ended: number }>(`/people/${id(personId)}/end-sessions`, { method: 'POST' }),
   createAdminToken: (token: NewAdminToken) =>
     call<AdminTokenCreated>('/admin-tokens', { method: 'POST', body: token }),
   revokeAdminToken: (tokenId: string) =>

@@ -8,6 +8,7 @@ import { DomainPage } from './pages/domain-page.js';
 import { KeyList } from './pages/key-list.js';
 import { KeyPage } from './pages/key-page.js';
 import { NotFound } from './pages/not-found.js';
+import { PeoplePage } from './pages/people-page.js';
 import { RequestPage } from './pages/request-page.js';
 import { RequestsPage } from './pages/requests-page.js';
 import { SignIn } from './pages/sign-in.js';
@@ -15,7 +16,8 @@ import { UsagePage } from './pages/usage-page.js';
 import { WebhookList } from './pages/webhook-list.js';
 import { WebhookPage } from './pages/webhook-page.js';
 import { BASE, href, location, navigate, type Route, routeOf } from './router.js';
-import { session } from './session.js';
+import { may, session } from './session.js';
+import type { Session } from './types.js';
 
 const SECTIONS = [
   { label: 'Domains', path: href('domains'), pages: ['domains', 'domain'] },
@@ -25,6 +27,7 @@ const SECTIONS = [
   { label: 'Webhooks', path: href('webhooks'), pages: ['webhooks', 'webhook'] },
   { label: 'Audit', path: href('audit'), pages: ['audit'] },
   { label: 'Admin tokens', path: href('admin-tokens'), pages: ['admin-tokens'] },
+  { label: 'People', path: href('people'), pages: ['people'], needs: 'listPeople' },
 ] as const;
 
 /** The service's version, which the server writes on the page (`<html data-version>`). */
@@ -55,9 +58,18 @@ function Page({ route }: { route: Route }) {
       return <WebhookPage key={route.id} id={route.id} />;
     case 'admin-tokens':
       return <AdminTokensPage />;
+    case 'people':
+      return <PeoplePage />;
     case 'not-found':
       return <NotFound />;
   }
+}
+
+/** Who the footer says is signed in: the person, or the admin token, with the role. */
+function signedInAs(current: Session): string {
+  const { person, tokenName, role } = current;
+  if (person !== null) return `Signed in as ${person.name ?? person.email ?? person.subject} (${role})`;
+  return `Signed in with the admin token ${tokenName ?? ''} (${role})`;
 }
 
 async function signOut() {
@@ -104,7 +116,7 @@ function Shell() {
         </a>
         <nav aria-label="Sections">
           <ul>
-            {SECTIONS.map((section) => (
+            {SECTIONS.filter((section) => !('needs' in section) || may(section.needs)).map((section) => (
               <li key={section.path}>
                 <a
                   href={section.path}
@@ -133,11 +145,7 @@ function Shell() {
       <footer class="footer">
         <span>Pet Store API {VERSION}</span>
         <a href="/docs/guides/keys-and-admin-api#console">The console’s guide</a>
-        {session.value && (
-          <span>
-            Signed in with the admin token {session.value.tokenName} ({session.value.role})
-          </span>
-        )}
+        {session.value && <span>{signedInAs(session.value)}</span>}
       </footer>
     </>
   );

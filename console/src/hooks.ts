@@ -95,8 +95,10 @@ export function useFocusReturn<T extends HTMLElement>(): {
  * A ref whose element takes the focus when it appears: the first field of a form that just opened. As it
  * appears (a layout effect), not a frame later, where a keystroke in between would go to the page's body.
  */
-export function useFocusOnMount<T extends HTMLElement>(): RefObject<T | null> {
+export function useFocusOnMount<T extends HTMLElement>(focus = true): RefObject<T | null> {
   const ref = useRef<T>(null);
-  useLayoutEffect(() => ref.current?.focus(), []);
+  useLayoutEffect(() => {
+    if (focus) ref.current?.focus();
+  }, [focus]);
   return ref;
 }

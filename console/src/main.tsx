@@ -6,6 +6,8 @@ import { App } from './app.js';
 import { startRouting } from './router.js';
 import { session } from './session.js';
 
+// A sign-in with the identity provider lands here with its session's second secret in the fragment.
+api.adoptSignIn();
 startRouting();
 render(<App />, document.getElementById('app') as HTMLElement);
 // The cookie is HttpOnly: only the server can say whether it holds a session.

@@ -17,6 +17,7 @@ export type Route =
   | { page: 'webhooks' }
   | { page: 'webhook'; id: string }
   | { page: 'admin-tokens' }
+  | { page: 'people' }
   | { page: 'not-found' };
 
 /** The browser's location, as the console reads it: changed by `navigate` and by back and forward. */
@@ -55,6 +56,7 @@ export function routeOf(pathname: string): Route {
   if (section === 'requests' && item)
     return REQUEST_ID.test(item) ? { page: 'request', id: item } : { page: 'not-found' };
   if (section === 'admin-tokens' && item === undefined) return { page: 'admin-tokens' };
+  if (section === 'people' && item === undefined) return { page: 'people' };
   if (section === 'webhooks' && item === undefined) return { page: 'webhooks' };
   if (section === 'webhooks' && item)
     return WEBHOOK_ID.test(item) ? { page: 'webhook', id: item } : { page: 'not-found' };
@@ -92,7 +94,8 @@ export function startRouting(): void {
     if (event.defaultPrevented || event.button !== 0) return;
     if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     const link = (event.target as Element | null)?.closest?.('a');
-    if (!link || link.target || link.hasAttribute('download')) return;
+    // A link marked `data-server` leaves the app for a page of the server (a sign-in with the provider).
+    if (!link || link.target || link.hasAttribute('download') || link.hasAttribute('data-server')) return;
     // A link within the page (the skip link) is the browser's to follow: it moves focus there.
     if (link.getAttribute('href')?.startsWith('#')) return;
     const url = new URL(link.href);

@@ -29,6 +29,7 @@ export type {
   NewAdminToken,
   NewApiKey,
   NewDomain,
+  PersonView as Person,
 } from '../../src/contract/admin.js';
 export type { EventType } from '../../src/contract/event-types.js';
 export type { PlanName, Scope } from '../../src/contract/keys.js';

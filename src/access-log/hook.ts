@@ -83,7 +83,7 @@ export function registerAccessLog(
     const id = request.id;
     const head = startPart(Date.now());
     const answer = answerParts(routeTemplate(request) ?? null)(request.method)(reply.statusCode);
-    const key = keyPart(request.apiKey?.id ?? request.expiredKey?.id ?? request.adminToken?.id ?? null);
+    const key = keyPart(request.apiKey?.id ?? request.expiredKey?.id ?? request.admin?.id ?? null);
     // No address once the client has gone (Node forgets a closed socket's peer), though the types say string.
     const client = clientPart((request.ip as string | undefined) ?? null);
     const trace = traceId?.(request);

@@ -3,13 +3,16 @@ import { routeConfig, sendError } from '../http/index.js';
 import { bearerToken, missingCredentialMessage } from '../keys/index.js';
 import type { AdminAuthenticator } from './authenticator.js';
 import { fromSameOrigin, isBackgroundRefresh, sessionCookie, sessionSecret } from './cookie.js';
-import type { Sessions, SessionView } from './sessions.js';
+import type { AdminPrincipal, Sessions, SessionView } from './sessions.js';
 import type { AdminTokenRecord } from './tokens.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The admin token of a request to the admin API, or null when it has none that is valid. */
-    adminToken: AdminTokenRecord | null;
+    /**
+     * Who makes a request to the admin API: its admin token, or the token or person of its console session;
+     * null when it has no valid credential.
+     */
+    admin: AdminPrincipal | null;
     /**
      * Why a request to the admin API has no valid token: none was sent, the one sent was refused, or a session
      * cookie came without the session's second secret (`unbound`: from anything but the console's own page).
@@ -35,7 +38,7 @@ export function identifyAdmin(
   authenticator: AdminAuthenticator,
   sessions: Sessions,
 ): void {
-  app.decorateRequest('adminToken', null);
+  app.decorateRequest('admin', null);
   app.decorateRequest('adminTokenProblem', null);
   app.decorateRequest('adminSession', null);
   app.addHook('onRequest', (request, _reply, done) => {
@@ -55,7 +58,7 @@ export function identifyAdmin(
         (session) => {
           if (session === undefined) request.adminTokenProblem = 'invalid';
           else {
-            request.adminToken = session.token;
+            request.admin = session.principal;
             request.adminSession = { view: session.view, digest: session.digest };
           }
           done();
@@ -64,7 +67,7 @@ export function identifyAdmin(
       );
     }
     const identify = (record: AdminTokenRecord | undefined) => {
-      if (record !== undefined) request.adminToken = record;
+      if (record !== undefined) request.admin = record;
       else request.adminTokenProblem = 'invalid';
       done();
     };
@@ -96,7 +99,7 @@ export function requireAdmin(app: FastifyInstance): void {
     // So may one from a browser that still holds an old session's cookie without its secret (a new tab).
     const problem = request.adminTokenProblem;
     if ((problem === 'missing' || problem === 'unbound') && signsIn(request)) return done();
-    if (request.adminToken !== null) {
+    if (request.admin !== null) {
       if (request.adminSession === null || SAFE_METHODS.has(request.method) || fromSameOrigin(request))
         return done();
       const message = 'A change made with a console session must come from a page of this origin';

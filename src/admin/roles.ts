@@ -5,17 +5,28 @@ import { type Role, roleAllows } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 import { routeConfig, routeTemplate, sendError } from '../http/index.js';
 import type { Logger } from '../log/index.js';
+import type { AdminPrincipal } from './sessions.js';
 
-/** The role a request to the admin API acts with: its token's, or its console session's token's. */
-export function roleOf(request: FastifyRequest): Role | undefined {
-  return request.adminToken?.role;
+/**
+ * The role a request to the admin API acts with: its token's, or its console session's (its token's, or the
+ * one its person's groups gave). A request without a credential never reaches a handler: `viewer` is moot.
+ */
+export function roleOf(request: FastifyRequest): Role {
+  return request.admin?.role ?? 'viewer';
 }
+
+/** Who the refusal speaks to: a token, or a person signed in with OpenID Connect. */
+const holder = (id: string) => (id.startsWith('per_') ? 'you have' : 'this token has');
 
 const needs = (role: Role) => (role === 'owner' ? 'the owner role' : `the ${role} role or above`);
 
 /** The refusal of an operation, or of a part of one, that needs `needed` from a holder of `held`. */
-export function insufficientRole(what: string, needed: Role, held: Role): ApiError {
-  return new ApiError('insufficient_role', `${what} needs ${needs(needed)}; this token has the ${held} role`);
+export function insufficientRole(what: string, needed: Role, held: AdminPrincipal | null): ApiError {
+  const role = held?.role ?? 'viewer';
+  return new ApiError(
+    'insufficient_role',
+    `${what} needs ${needs(needed)}; ${holder(held?.id ?? '')} the ${role} role`,
+  );
 }
 
 /**
@@ -29,9 +40,9 @@ export function requireRole(
 ): void {
   app.addHook('onRequest', (request, reply, done) => {
     const { role: needed, operationId } = routeConfig(request);
-    const token = request.adminToken;
+    const token = request.admin;
     if (needed === undefined || token === null || roleAllows(token.role, needed)) return done();
-    const refusal = insufficientRole(`${operationId}`, needed, token.role);
+    const refusal = insufficientRole(`${operationId}`, needed, token);
     const entry = {
       at: new Date(deps.clock.now()).toISOString(),
       actor: token.id,

@@ -29,6 +29,7 @@ import {
   KeyRotatedError,
   keyView,
 } from '../keys/index.js';
+import type { PeopleRepository } from '../people/index.js';
 import { limitsFor, type RateLimitPolicy } from '../ratelimit/index.js';
 import {
   filterOf,
@@ -41,10 +42,11 @@ import {
 } from '../request-log/index.js';
 import { type UsageRecorder, type UsageRepository, usageSeries } from '../usage/index.js';
 import type { WebhookManager } from '../webhooks/index.js';
-import { auditView, sendAuditExport } from './audit-views.js';
+import { type ActorInfo, type Actors, auditView, sendAuditExport } from './audit-views.js';
 import type { AdminAuthenticator } from './authenticator.js';
 import { clearSessionCookie, sessionTransportAllowed, setSessionCookie } from './cookie.js';
 import { INVALID_CHALLENGE, MISSING_CHALLENGE } from './hook.js';
+import { peopleHandlers } from './people-routes.js';
 import { insufficientRole, roleOf } from './roles.js';
 import type { Sessions } from './sessions.js';
 import { tokenHandlers } from './token-routes.js';
@@ -113,6 +115,10 @@ export function createAdminHandlers(deps: {
   tokens: AdminAuthenticator;
   /** Every admin token, revoked ones too: the audit names its actors. */
   adminTokens: Pick<AdminTokenRepository, 'list'>;
+  /** Everyone who signed in with OpenID Connect: the audit names them too. */
+  people: PeopleRepository;
+  /** Whether an admin token may start a console session (`CONSOLE_TOKEN_SIGNIN`). */
+  tokenSignIn: boolean;
   /** Makes and revokes admin tokens, as the CLI does. */
   tokenManager: AdminTokenManager;
   /** The request log; undefined when it is off. */
@@ -134,6 +140,8 @@ export function createAdminHandlers(deps: {
     tokenManager,
     requestLog,
     webhooks,
+    people,
+    tokenSignIn,
   } = deps;
   /** The token a sign-in sent in its body, as the admin hook would know it from `Authorization`. */
   async function tokenOfBody(body: SessionStart | undefined): Promise<AdminTokenRecord> {
@@ -148,8 +156,28 @@ export function createAdminHandlers(deps: {
       throw new ApiError('invalid_api_key', 'The admin token is not valid', INVALID_CHALLENGE);
     return found;
   }
+  /**
+   * Actors are ids, for filters and scripts; people read names. A token is revoked and a person kept, never
+   * deleted, so every token and person actor has one.
+   */
+  async function actorsOf(): Promise<Actors> {
+    const [tokenRecords, everyone] = await Promise.all([
+      adminTokens.list(),
+      people.list(new Date(clock.now()).toISOString(), new Date(clock.now()).toISOString()),
+    ]);
+    return new Map<string, ActorInfo>([
+      ...tokenRecords.map((token) => [token.id, { name: token.name, subject: null, email: null }] as const),
+      ...everyone.map(
+        (person) =>
+          [
+            person.id,
+            { name: person.name ?? person.email, subject: person.subject, email: person.email },
+          ] as const,
+      ),
+    ]);
+  }
   const nameOf = (params: unknown) => (params as { name: string }).name;
-  const actor = (request: { adminToken: { id: string } | null }) => request.adminToken?.id ?? 'unknown';
+  const actor = (request: { admin: { id: string } | null }) => request.admin?.id ?? 'unknown';
   const view = (record: ApiKeyRecord) => keyView(record, clock.now(), limitsFor(rateLimit, record));
   const issued = ({ record, key }: IssuedKey) => ({ ...view(record), key });
   const found = (record: ApiKeyRecord | undefined, id: string) => {
@@ -161,6 +189,7 @@ export function createAdminHandlers(deps: {
   return {
     ...webhookHandlers({ webhooks, actor }),
     ...tokenHandlers({ manager: tokenManager, authenticator: tokens, actor }),
+    ...peopleHandlers({ people, sessions, actor, now: clock.now }),
     async createApiKey(request, reply) {
       const body = request.body as NewApiKey;
       const limits = limitsOf(body);
@@ -241,21 +270,19 @@ export function createAdminHandlers(deps: {
         ...(to !== undefined ? { to } : {}),
         ...(query.order !== undefined ? { order: query.order } : {}),
       };
-      // Actors are token ids, for filters and scripts; people read names. A token is revoked, never deleted,
-      // so every token actor has one.
-      const tokenNames = new Map((await adminTokens.list()).map((token) => [token.id, token.name]));
+      const actors = await actorsOf();
       if (query.format !== undefined) {
-        return sendAuditExport(reply, audit, filter, { format: query.format, now: clock.now(), tokenNames });
+        return sendAuditExport(reply, audit, filter, { format: query.format, now: clock.now(), actors });
       }
-      return reply.send((await audit.list(filter)).map((event) => auditView(event, tokenNames)));
+      return reply.send((await audit.list(filter)).map((event) => auditView(event, actors)));
     },
     async listRequests(request, reply) {
       if (requestLog === undefined) throw requestLogOff();
       const query = request.query as RequestQuery;
-      const role = roleOf(request) ?? 'viewer';
+      const role = roleOf(request);
       // A viewer does not see client addresses, nor finds requests by one.
       if (query.client !== undefined && !roleAllows(role, 'support'))
-        throw insufficientRole('Filtering the request log by client', 'support', role);
+        throw insufficientRole('Filtering the request log by client', 'support', request.admin);
       const view = requestView(role);
       const filter = filterOf(query);
       if (query.format === 'ndjson' || query.format === 'csv') {
@@ -270,11 +297,19 @@ export function createAdminHandlers(deps: {
       if (found === undefined) {
         throw new ApiError('not_found', `No request of the kept days has the id ${requestId}`);
       }
-      return reply.send(requestView(roleOf(request) ?? 'viewer')(found));
+      return reply.send(requestView(roleOf(request))(found));
     },
     async startSession(request, reply) {
       if (request.adminSession !== null) throw signInWithToken();
-      const token = request.adminToken ?? (await tokenOfBody(request.body as SessionStart | undefined));
+      if (!tokenSignIn) {
+        throw new ApiError(
+          'token_signin_off',
+          'Signing in to the console with an admin token is turned off (CONSOLE_TOKEN_SIGNIN=off): sign in with your identity provider',
+        );
+      }
+      // Without a session, the request's principal is the token it sent in `Authorization`.
+      const sent = request.admin === null ? undefined : tokens.byId(request.admin.id);
+      const token = sent ?? (await tokenOfBody(request.body as SessionStart | undefined));
       if (!sessionTransportAllowed(request)) {
         throw new ApiError(
           'https_required',
@@ -293,8 +328,8 @@ export function createAdminHandlers(deps: {
     },
     async endSession(request, reply) {
       const session = request.adminSession;
-      if (session === null || request.adminToken === null) throw noSession();
-      const ended = await sessions.end(session.digest, request.adminToken);
+      if (session === null || request.admin === null) throw noSession();
+      const ended = await sessions.end(session.digest, request.admin);
       return reply.header('set-cookie', clearSessionCookie(request)).send({ ended });
     },
     async getUsage(request, reply) {

@@ -1,18 +1,42 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { AuditEntry } from '../audit/index.js';
 import type { Clock } from '../clock/index.js';
 import { ADMIN_API, ROLES, type Role, roleAllows } from '../contract/index.js';
 import { keyDigest } from '../keys/index.js';
+import type { PersonRecord } from '../people/index.js';
 import type { AdminTokenRecord } from './tokens.js';
 
 /**
+ * Who makes a request to the admin API: an admin token (sent, or of the console session it started) or a
+ * person signed in with OpenID Connect. Its id is the actor of its changes and the key of its rate limit.
+ */
+export interface AdminPrincipal {
+  /** `adm_…` for a token, `per_…` for a person. */
+  id: string;
+  /** For people to read: the token's name, or the person's name or email. */
+  name: string;
+  role: Role;
+}
+
+/**
  * A browser session as stored: the SHA-256 digest of its two secrets (the cookie's value and the one the
- * console sends in `X-Petstore-Session`), never either of them.
+ * console sends in `X-Petstore-Session`), never either of them. It is a token's or a person's.
  */
 export interface SessionRecord {
   digest: string;
-  /** The admin token it was made with: its changes are audited as that token's. */
-  tokenId: string;
+  /** The admin token it was made with: its changes are audited as that token's. Null for a person's. */
+  tokenId: string | null;
+  /** The person who signed in with OpenID Connect; null for a token's session. */
+  personId: string | null;
+  /** A person's session: the role their groups gave at sign-in (a token's session has its token's). */
+  role: Role | null;
+  /**
+   * A person's refresh token, sealed with a key made from the session's two secrets, which are never stored:
+   * the database alone cannot open it. Null for a token's session, or when the provider gave none.
+   */
+  refreshToken: string | null;
+  /** When the provider was last asked about the person (`PersonRecheck`); null for a token's session. */
+  checkedAt: string | null;
   createdAt: string;
   /** The last request it made, updated at most once a minute (`TOUCH_EVERY_MS`). */
   lastSeenAt: string;
@@ -30,8 +54,31 @@ export interface SessionRepository {
   touch(digest: string, at: string): Promise<void>;
   /** Ends a session (the first time stands), audited; false if it had already ended or never was. */
   end(digest: string, at: string, audit: AuditEntry): Promise<boolean>;
+  /** Ends every live session of a person, audited once; how many ended. */
+  endOfPerson(personId: string, at: string, audit: AuditEntry): Promise<number>;
+  /**
+   * Takes the turn to ask the provider about a session's person: moves `checkedAt` from `seen` to `at`, and
+   * answers false when another request (on any instance) moved it first.
+   */
+  claimCheck(digest: string, seen: string, at: string): Promise<boolean>;
+  /** Keeps the refresh token a provider gave in place of the one before (sealed). */
+  keepRefreshToken(digest: string, sealed: string): Promise<void>;
   /** Deletes the sessions that ended or expired before `before`; they can never come back. */
   prune(before: string): Promise<number>;
+}
+
+/**
+ * How a person's session is checked with their provider while it lasts: every `everyMs` at their next
+ * request, with their refresh token. `ended`: the provider refused it or the person's groups give no role
+ * any more, so the session ends, saying why; undefined: the provider could not be asked, so the session
+ * goes on and is checked at the next request.
+ */
+export interface PersonRecheck {
+  everyMs: number;
+  check(
+    refreshToken: string,
+    person: PersonRecord,
+  ): Promise<{ refreshToken: string } | { ended: string } | undefined>;
 }
 
 /** How long a session lives without a request, and at most. */
@@ -44,8 +91,9 @@ const KEPT_AFTER_END_MS = 86_400_000;
 
 /** A session as the admin API shows it: never the cookie's value or its digest. */
 export interface SessionView {
-  tokenId: string;
-  tokenName: string;
+  tokenId: string | null;
+  tokenName: string | null;
+  person: { id: string; subject: string; email: string | null; name: string | null } | null;
   role: Role;
   /** The admin operations the role allows, for the console to offer only those. */
   operations: readonly string[];
@@ -62,23 +110,32 @@ export interface SessionCredentials {
   secret: string;
 }
 
+/** A session just started: its two secrets, each shown once (the cookie's value to the browser, the other to
+ * the console's script), and the session. */
+export interface StartedSession {
+  credentials: SessionCredentials;
+  view: SessionView;
+}
+
 export interface Sessions {
+  /** Starts a session for a token. */
+  start(token: AdminTokenRecord): Promise<StartedSession>;
+  /** Starts a session for a person just signed in, with the role their groups give and their refresh token. */
+  startForPerson(person: PersonRecord, refreshToken: string | undefined): Promise<StartedSession>;
   /**
-   * Starts a session for a token; answers its two secrets (each shown once: the cookie's value to the browser,
-   * the other to the console's script) and the session.
-   */
-  start(token: AdminTokenRecord): Promise<{ credentials: SessionCredentials; view: SessionView }>;
-  /**
-   * The session of both secrets and its token, if it is live: not ended, within its idle and absolute ends,
-   * and its token not revoked (in memory, as for tokens sent in `Authorization`). A request of the console
-   * made in the background (`active` false, a page refreshing itself) does not count as the person's activity.
+   * The session of both secrets and who it is, if it is live: not ended, within its idle and absolute ends,
+   * its token not revoked (in memory, as for tokens sent in `Authorization`), its person still let in by
+   * their provider when it was last asked. A request of the console made in the background (`active` false,
+   * a page refreshing itself) does not count as the person's activity.
    */
   identify(
     credentials: SessionCredentials,
     active: boolean,
-  ): Promise<{ view: SessionView; token: AdminTokenRecord; digest: string } | undefined>;
+  ): Promise<{ view: SessionView; principal: AdminPrincipal; digest: string } | undefined>;
   /** Ends the session of a digest `identify` answered; false if it was not live. */
-  end(digest: string, token: AdminTokenRecord): Promise<boolean>;
+  end(digest: string, principal: AdminPrincipal): Promise<boolean>;
+  /** Ends every live session of a person, as `actor` asked; how many ended. */
+  endOfPerson(personId: string, actor: string): Promise<number>;
 }
 
 /** The admin operations each role may call, in the document's order. */
@@ -110,15 +167,57 @@ function digestOf({ cookie, secret }: SessionCredentials): string | undefined {
   return keyDigest(`${cookie}.${secret}`);
 }
 
+/**
+ * A refresh token is kept sealed (AES-256-GCM) under a key derived (HKDF) from the session's two secrets:
+ * only a request that carries them can open it, so a copy of the database holds no usable token.
+ */
+function sealingKey({ cookie, secret }: SessionCredentials): Buffer {
+  return Buffer.from(hkdfSync('sha256', `${cookie}.${secret}`, '', 'petstore session refresh token', 32));
+}
+
+function seal(credentials: SessionCredentials, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(credentials), iv);
+  const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return ['v1', iv, cipher.getAuthTag(), sealed]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
+}
+
+function unseal(credentials: SessionCredentials, sealed: string): string | undefined {
+  const [version, iv, tag, text] = sealed.split('.');
+  if (version !== 'v1' || iv === undefined || tag === undefined || text === undefined) return undefined;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', sealingKey(credentials), Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(text, 'base64url')), decipher.final()]).toString(
+      'utf8',
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/** A person as a principal: named for people by their name, else their email, else their subject. */
+const personPrincipal = (person: PersonRecord, role: Role): AdminPrincipal => ({
+  id: person.id,
+  name: person.name ?? person.email ?? person.subject,
+  role,
+});
+
 export function createSessions(deps: {
   sessions: SessionRepository;
   /** The live token of an id (not revoked), from the authenticator's memory. */
   tokenById: (id: string) => AdminTokenRecord | undefined;
   /** Rereads the tokens, if the budget allows, for an id `tokenById` did not know (a token made elsewhere). */
   recheckToken: (id: string) => Promise<void> | undefined;
+  /** The people who sign in with OpenID Connect. */
+  people: { find(id: string): Promise<PersonRecord | undefined> };
+  /** How a person's session is checked with their provider; undefined when sign-in with one is off. */
+  recheck: PersonRecheck | undefined;
   clock: Clock;
 }): Sessions {
-  const { sessions, tokenById, recheckToken, clock } = deps;
+  const { sessions, tokenById, recheckToken, people, recheck, clock } = deps;
   /** The token of a session, reread once when this instance has not seen it yet. */
   async function tokenOf(id: string): Promise<AdminTokenRecord | undefined> {
     const known = tokenById(id);
@@ -127,60 +226,147 @@ export function createSessions(deps: {
     return tokenById(id);
   }
   const iso = (ms: number) => new Date(ms).toISOString();
-  const view = (record: SessionRecord, token: AdminTokenRecord, lastSeen: number): SessionView => ({
-    tokenId: token.id,
-    tokenName: token.name,
-    role: token.role,
-    operations: operationsOf(token.role),
-    createdAt: record.createdAt,
-    expiresAt: record.expiresAt,
-    idleExpiresAt: iso(Math.min(lastSeen + SESSION_IDLE_MS, Date.parse(record.expiresAt))),
+  const view = (
+    record: SessionRecord,
+    who: AdminTokenRecord | PersonRecord,
+    lastSeen: number,
+  ): SessionView => {
+    const role = 'subject' in who ? (record.role ?? 'viewer') : who.role;
+    return {
+      tokenId: 'subject' in who ? null : who.id,
+      tokenName: 'subject' in who ? null : who.name,
+      person:
+        'subject' in who ? { id: who.id, subject: who.subject, email: who.email, name: who.name } : null,
+      role,
+      operations: operationsOf(role),
+      createdAt: record.createdAt,
+      expiresAt: record.expiresAt,
+      idleExpiresAt: iso(Math.min(lastSeen + SESSION_IDLE_MS, Date.parse(record.expiresAt))),
+    };
+  };
+  const audit = (
+    actor: string,
+    at: string,
+    action: 'session.started' | 'session.ended',
+    details: Record<string, unknown> = {},
+  ): AuditEntry => ({ at, actor, action, target: actor, details });
+
+  async function begin(
+    record: Omit<SessionRecord, 'digest' | 'createdAt' | 'lastSeenAt' | 'expiresAt' | 'endedAt'>,
+    entry: (at: string) => AuditEntry,
+    credentials: SessionCredentials,
+    now: number,
+  ) {
+    const full: SessionRecord = {
+      ...record,
+      digest: digestOf(credentials) as string,
+      createdAt: iso(now),
+      lastSeenAt: iso(now),
+      expiresAt: iso(now + SESSION_MAX_MS),
+      endedAt: null,
+    };
+    await sessions.prune(iso(now - KEPT_AFTER_END_MS));
+    await sessions.insert(full, entry(full.createdAt));
+    return full;
+  }
+  const newCredentials = (): SessionCredentials => ({
+    cookie: COOKIE_PREFIX + randomBytes(32).toString('base64url'),
+    secret: SECRET_PREFIX + randomBytes(32).toString('base64url'),
   });
-  const audit = (token: AdminTokenRecord, at: string, action: 'session.started' | 'session.ended') => ({
-    at,
-    actor: token.id,
-    action,
-    target: token.id,
-    details: {},
-  });
+
+  /**
+   * Asks the provider about a person's session when its turn has come (one request of all instances asks);
+   * false when the session ended for it.
+   */
+  async function stillLetIn(
+    record: SessionRecord,
+    person: PersonRecord,
+    credentials: SessionCredentials,
+    now: number,
+  ): Promise<boolean> {
+    const { checkedAt, refreshToken } = record;
+    if (recheck === undefined || checkedAt === null || refreshToken === null) return true;
+    if (now < Date.parse(checkedAt) + recheck.everyMs) return true;
+    if (!(await sessions.claimCheck(record.digest, checkedAt, iso(now)))) return true;
+    const token = unseal(credentials, refreshToken);
+    if (token === undefined) return true;
+    const outcome = await recheck.check(token, person);
+    if (outcome === undefined) return true;
+    if ('ended' in outcome) {
+      const at = iso(now);
+      await sessions.end(record.digest, at, audit(person.id, at, 'session.ended', { reason: outcome.ended }));
+      return false;
+    }
+    if (outcome.refreshToken !== token)
+      await sessions.keepRefreshToken(record.digest, seal(credentials, outcome.refreshToken));
+    return true;
+  }
 
   return {
     async start(token) {
       const now = clock.now();
-      const credentials = {
-        cookie: COOKIE_PREFIX + randomBytes(32).toString('base64url'),
-        secret: SECRET_PREFIX + randomBytes(32).toString('base64url'),
-      };
-      const record: SessionRecord = {
-        digest: digestOf(credentials) as string,
-        tokenId: token.id,
-        createdAt: iso(now),
-        lastSeenAt: iso(now),
-        expiresAt: iso(now + SESSION_MAX_MS),
-        endedAt: null,
-      };
-      await sessions.prune(iso(now - KEPT_AFTER_END_MS));
-      await sessions.insert(record, audit(token, record.createdAt, 'session.started'));
+      const credentials = newCredentials();
+      const record = await begin(
+        { tokenId: token.id, personId: null, role: null, refreshToken: null, checkedAt: null },
+        (at) => audit(token.id, at, 'session.started'),
+        credentials,
+        now,
+      );
       return { credentials, view: view(record, token, now) };
+    },
+    async startForPerson(person, refreshToken) {
+      const now = clock.now();
+      const credentials = newCredentials();
+      const record = await begin(
+        {
+          tokenId: null,
+          personId: person.id,
+          role: person.role,
+          refreshToken: refreshToken === undefined ? null : seal(credentials, refreshToken),
+          checkedAt: iso(now),
+        },
+        (at) => audit(person.id, at, 'session.started', { role: person.role, issuer: person.issuer }),
+        credentials,
+        now,
+      );
+      return { credentials, view: view(record, person, now) };
     },
     async identify(credentials, active) {
       const digest = digestOf(credentials);
       if (digest === undefined) return undefined;
       const record = await sessions.find(digest);
       if (record === undefined || record.endedAt !== null) return undefined;
-      const token = await tokenOf(record.tokenId);
       const now = clock.now();
       const lastSeen = Date.parse(record.lastSeenAt);
-      if (token === undefined || now >= Date.parse(record.expiresAt) || now >= lastSeen + SESSION_IDLE_MS)
-        return undefined;
+      if (now >= Date.parse(record.expiresAt) || now >= lastSeen + SESSION_IDLE_MS) return undefined;
+      let who: AdminTokenRecord | PersonRecord | undefined;
+      let principal: AdminPrincipal | undefined;
+      if (record.personId !== null) {
+        who = await people.find(record.personId);
+        if (who === undefined || !(await stillLetIn(record, who, credentials, now))) return undefined;
+        principal = personPrincipal(who, record.role ?? 'viewer');
+      } else if (record.tokenId !== null) {
+        principal = who = await tokenOf(record.tokenId);
+      }
+      if (who === undefined || principal === undefined) return undefined;
       if (!active || now - lastSeen < TOUCH_EVERY_MS)
-        return { view: view(record, token, lastSeen), token, digest };
+        return { view: view(record, who, lastSeen), principal, digest };
       await sessions.touch(digest, iso(now));
-      return { view: view(record, token, now), token, digest };
+      return { view: view(record, who, now), principal, digest };
     },
-    end(digest, token) {
+    end(digest, principal) {
       const at = iso(clock.now());
-      return sessions.end(digest, at, audit(token, at, 'session.ended'));
+      return sessions.end(digest, at, audit(principal.id, at, 'session.ended'));
+    },
+    endOfPerson(personId, actor) {
+      const at = iso(clock.now());
+      return sessions.endOfPerson(personId, at, {
+        at,
+        actor,
+        action: 'person.sessions_ended',
+        target: personId,
+        details: {},
+      });
     },
   };
 }

@@ -22,7 +22,7 @@ const noToken = (id: string) => new ApiError('not_found', `No admin token has th
 export function tokenHandlers(deps: {
   manager: AdminTokenManager;
   authenticator: AdminAuthenticator;
-  actor: (request: { adminToken: { id: string } | null }) => string;
+  actor: (request: { admin: { id: string } | null }) => string;
 }): Record<TokenOperation & AdminOperationId, OperationHandler> {
   const { manager, authenticator, actor } = deps;
   return {
@@ -31,10 +31,10 @@ export function tokenHandlers(deps: {
     },
     async createAdminToken(request, reply) {
       const body = request.body as NewAdminToken;
-      const own = roleOf(request) ?? 'viewer';
+      const own = roleOf(request);
       // The operation is the owner's; this holds whatever role may one day make tokens.
       if (!roleAllows(own, body.role))
-        throw insufficientRole(`A token of the ${body.role} role`, body.role, own);
+        throw insufficientRole(`A token of the ${body.role} role`, body.role, request.admin);
       let made: Awaited<ReturnType<AdminTokenManager['create']>>;
       try {
         made = await manager.create(body.name, body.role, actor(request));

@@ -40,7 +40,7 @@ async function checked<T>(work: () => Promise<T>): Promise<T> {
 /** The handlers of the webhook operations: thin callers of the manager the CLI uses too. */
 export function webhookHandlers(deps: {
   webhooks: WebhookManager;
-  actor: (request: { adminToken: { id: string } | null }) => string;
+  actor: (request: { admin: { id: string } | null }) => string;
 }): Record<WebhookOperation & AdminOperationId, OperationHandler> {
   const { webhooks, actor } = deps;
   const endpointId = (params: unknown) => (params as { id: string }).id;

@@ -8,6 +8,8 @@ import {
   createAdminTokenManager,
   createSessions,
   identifyAdmin,
+  personRecheck,
+  registerOidcSignIn,
   requireAdmin,
   requireRole,
   type Sessions,
@@ -67,6 +69,7 @@ import {
 import type { Logger } from '../log/index.js';
 import { type Metrics, registerRequestMetrics } from '../metrics/index.js';
 import { createOrderHandlers } from '../orders/index.js';
+import { createRelyingParty } from '../people/index.js';
 import { createPetHandlers } from '../pets/index.js';
 import { type Decision, limitsFor, type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
 import { type RequestLog, registerRequestLog } from '../request-log/index.js';
@@ -211,10 +214,8 @@ const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[]
       registerRateLimit(
         scope,
         (request) =>
-          request.adminToken === null
-            ? limiter.forAddress(request.ip)
-            : limiter.forAdminToken(request.adminToken.id),
-        countDecisions(metrics, (request) => request.adminToken !== null),
+          request.admin === null ? limiter.forAddress(request.ip) : limiter.forAdminToken(request.admin.id),
+        countDecisions(metrics, (request) => request.admin !== null),
       ),
   },
   {
@@ -387,10 +388,13 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
   });
   const { handlers, watching } = operationHandlers(deps, creates, keys);
   await watching;
+  const relyingParty = config.oidc === undefined ? undefined : createRelyingParty(config.oidc, deps.logger);
   const sessions = createSessions({
     sessions: storage.sessions,
     tokenById: (id) => deps.adminAuthenticator.byId(id),
     recheckToken: (id) => deps.adminAuthenticator.recheckId(id),
+    people: storage.people,
+    recheck: relyingParty === undefined ? undefined : personRecheck(relyingParty),
     clock,
   });
   await registerApi(app, API_PREFIX, API_STAGES, { ...deps, handlers, sessions });
@@ -404,6 +408,8 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
     rateLimit: config.rateLimit,
     tokens: deps.adminAuthenticator,
     adminTokens: storage.adminTokens,
+    people: storage.people,
+    tokenSignIn: config.consoleTokenSignIn,
     tokenManager: createAdminTokenManager({ adminTokens: storage.adminTokens, clock }),
     requestLog: deps.requestLog,
     webhooks: deps.webhooks.manager,
@@ -436,6 +442,20 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
     ],
     packageBytes,
   );
-  registerConsole(app, { version: API_VERSION });
+  const pages = registerConsole(app, {
+    version: API_VERSION,
+    signIn: { provider: config.oidc?.providerName ?? null, token: config.consoleTokenSignIn },
+  });
+  if (relyingParty !== undefined)
+    registerOidcSignIn(app, {
+      relyingParty,
+      people: storage.people,
+      oidcLogins: storage.oidcLogins,
+      sessions,
+      audit: storage.audit,
+      pages,
+      clock,
+      logger: deps.logger,
+    });
   registerHealth(app, { checks: readinessChecks(deps), metrics });
 }

@@ -9,6 +9,9 @@ const DAYS = '^([1-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$';
 /** Whole days, 7 to 366. */
 const WEEK_OR_MORE = '^([7-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$';
 
+/** One `group=role` of `OIDC_ROLES`: a group's name (no `=` or `,`; spaces inside it kept) and a role. */
+const GROUP_ROLE = ' *[^=, ][^=,]*= *(owner|admin|support|viewer) *';
+
 /**
  * The environment variables the service reads (DESIGN.md section 2), each with what it must be and its
  * default. Only `loadConfig` reads `process.env`; everything else receives a `Config`.
@@ -176,6 +179,54 @@ export const EnvSchema = Type.Object({
     pattern: '^([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\]):\\d{1,5}$',
     default: '127.0.0.1:443',
     description: 'host:port of the TLS front, such as 127.0.0.1:443',
+  }),
+  OIDC_ISSUER: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s]+$',
+      description:
+        'the issuer URL of an OpenID Connect provider, such as https://login.example.com (https, or http on this machine)',
+    }),
+  ),
+  OIDC_CLIENT_ID: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 500, description: 'the client id the provider gave the console' }),
+  ),
+  OIDC_CLIENT_SECRET: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: 'the client secret the provider gave the console (unset for a public client)',
+    }),
+  ),
+  OIDC_GROUPS_CLAIM: Type.String({
+    pattern: '^[A-Za-z0-9_:./-]{1,100}$',
+    default: 'groups',
+    description: 'the claim of the ID token or userinfo that lists a person’s groups',
+  }),
+  OIDC_ROLES: Type.Optional(
+    Type.String({
+      pattern: `^${GROUP_ROLE}( *, *${GROUP_ROLE})*$`,
+      description:
+        'group=role pairs, comma-separated, such as petstore-owners=owner,petstore-support=support',
+    }),
+  ),
+  OIDC_PROVIDER_NAME: Type.Optional(
+    Type.String({
+      pattern: '^[^<>&"]{1,60}$',
+      description:
+        'the provider’s name on the sign-in button, "Sign in with <name>" (default: the issuer’s host)',
+    }),
+  ),
+  OIDC_RECHECK_MS: Type.Optional(
+    Type.String({
+      pattern: '^[1-9]\\d{2,8}$',
+      description:
+        'a testing aid: how often, in ms, a person’s session is checked with their provider (5 minutes)',
+    }),
+  ),
+  CONSOLE_TOKEN_SIGNIN: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description:
+      'on or off: whether the console takes an admin token to sign in (the CLI’s tokens work either way)',
   }),
   CORS_ORIGINS: Type.Optional(
     Type.String({

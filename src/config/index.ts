@@ -2,8 +2,10 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
+import type { Role } from '../contract/index.js';
 import type { DomainCheckOptions, DomainsFile } from '../domains/index.js';
 import type { Environment } from '../keys/index.js';
+import type { OidcOptions } from '../people/index.js';
 import type { RateLimitPolicy, RateLimitStoreOptions } from '../ratelimit/index.js';
 import type { StorageConfig } from '../storage/index.js';
 import type { TracingOptions } from '../tracing/index.js';
@@ -80,11 +82,63 @@ export interface Config {
   domainChecks: DomainCheckOptions;
   /** Where webhooks may be sent, and (a testing aid) their retry schedule. */
   webhooks: WebhookOptions;
+  /** Sign-in to the console with an OpenID Connect provider (`OIDC_*`); undefined when `OIDC_ISSUER` is unset. */
+  oidc: OidcOptions | undefined;
+  /** Whether the console takes an admin token to sign in (`CONSOLE_TOKEN_SIGNIN`). */
+  consoleTokenSignIn: boolean;
   /**
    * The custom domains of the published reference, as the config file's `domains` block says (its values
    * are checked by the domains capability); undefined when the file sets none.
    */
   domains: DomainsFile | undefined;
+}
+
+/**
+ * The OpenID Connect settings, when `OIDC_ISSUER` is set: the client id and the role mapping are needed with
+ * it, and plain HTTP only for a provider on this machine. Adds what is wrong to `problems`.
+ */
+function oidcOptions(env: Env, problems: string[]): OidcOptions | undefined {
+  if (env.OIDC_ISSUER === undefined) {
+    if (env.CONSOLE_TOKEN_SIGNIN === 'off')
+      problems.push('CONSOLE_TOKEN_SIGNIN=off needs OIDC_ISSUER: nobody could sign in to the console');
+    for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ROLES'] as const)
+      if (env[name] !== undefined) problems.push(`${name} is set, but OIDC_ISSUER is not`);
+    return undefined;
+  }
+  let issuer: URL | undefined;
+  try {
+    issuer = new URL(env.OIDC_ISSUER);
+  } catch {
+    problems.push(`OIDC_ISSUER must be a URL (got ${JSON.stringify(env.OIDC_ISSUER)})`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'];
+  if (issuer !== undefined && issuer.protocol === 'http:' && !loopback.includes(issuer.hostname))
+    problems.push('OIDC_ISSUER must be https (plain http only for a provider on this machine)');
+  if (env.OIDC_CLIENT_ID === undefined) problems.push('OIDC_CLIENT_ID must be set with OIDC_ISSUER');
+  if (env.OIDC_ROLES === undefined) {
+    problems.push(
+      'OIDC_ROLES must be set with OIDC_ISSUER: without it, no group gives a role and nobody gets in',
+    );
+    return undefined;
+  }
+  const roles = new Map<string, Role>();
+  for (const pair of env.OIDC_ROLES.split(',')) {
+    // The schema's pattern holds: each pair is group=role, the role one of the four.
+    const at = pair.lastIndexOf('=');
+    const group = pair.slice(0, at).trim();
+    if (roles.has(group)) problems.push(`OIDC_ROLES gives ${JSON.stringify(group)} a role twice`);
+    roles.set(group, pair.slice(at + 1).trim() as Role);
+  }
+  if (issuer === undefined || env.OIDC_CLIENT_ID === undefined || problems.length > 0) return undefined;
+  return {
+    issuer: env.OIDC_ISSUER,
+    clientId: env.OIDC_CLIENT_ID,
+    clientSecret: env.OIDC_CLIENT_SECRET,
+    groupsClaim: env.OIDC_GROUPS_CLAIM,
+    roles,
+    providerName: env.OIDC_PROVIDER_NAME ?? issuer.host,
+    ...(env.OIDC_RECHECK_MS === undefined ? {} : { recheckMs: Number(env.OIDC_RECHECK_MS) }),
+  };
 }
 
 /** A configuration value that cannot be used; its message names the variable. */
@@ -162,6 +216,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const ownUrl = parsed.PETSTORE_ENV === 'staging' ? publicUrls.staging : publicUrls.production;
   const deprecation = deprecationOf(file, problems.length === 0 ? ownUrl : undefined);
   problems.push(...deprecation.problems);
+  const oidc = oidcOptions(parsed, problems);
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
@@ -205,6 +260,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       requireTxt: env.DOMAINS_REQUIRE_TXT === 'on',
     },
     domains: file.domains,
+    oidc,
+    consoleTokenSignIn: env.CONSOLE_TOKEN_SIGNIN === 'on',
     webhooks: {
       policy: { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === 'true', resolver: env.DNS_RESOLVER },
       disableAfterMs: Number(env.WEBHOOKS_DISABLE_AFTER_DAYS) * 86_400_000,
@@ -289,6 +346,9 @@ function checkPostgresUrl(url: string): string {
 }
 
 /** Variables whose values are URLs, which may hold a password: whoever prints them hides it. */
+/** Settings that are secrets: `petstore config` says whether one is set, never its value. */
+const SECRET_SETTINGS = new Set<string>(['OIDC_CLIENT_SECRET']);
+
 const URL_SETTINGS = new Set<string>([
   'DATABASE_URL',
   'REDIS_URL',
@@ -334,7 +394,8 @@ export function describeSettings(source: NodeJS.ProcessEnv = process.env): Setti
     const origin = value === undefined ? origins[name] : undefined;
     return {
       name,
-      value: value ?? fallback ?? null,
+      value:
+        value !== undefined && SECRET_SETTINGS.has(name) ? '(set, not shown)' : (value ?? fallback ?? null),
       source: value !== undefined ? 'env' : fallback !== undefined ? 'default' : 'unset',
       ...(origin !== undefined ? { origin } : {}),
       description: descriptionOf(name),

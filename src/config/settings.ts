@@ -26,6 +26,7 @@ export const TESTING_AIDS: readonly (keyof Env)[] = [
   'PETSTORE_CLOCK_OFFSET_MS',
   'WEBHOOKS_RETRY_DELAYS_MS',
   'WEBHOOKS_LEASE_MS',
+  'OIDC_RECHECK_MS',
 ];
 
 /** The variables an operator sets: every one but the testing aids, in the order of the schema. */

@@ -1,1 +1,2 @@
-export { CONSOLE_PATH, registerConsole } from './routes.js';
+export type { MessagePage, SignInOptions } from './page.js';
+export { CONSOLE_PATH, type ConsolePages, registerConsole } from './routes.js';

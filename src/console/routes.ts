@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { staticAsset } from '../docs/index.js';
 import { notFound, transportSecurity } from '../http/index.js';
-import { CONSOLE_CSP, consolePage } from './page.js';
+import { CONSOLE_CSP, consolePage, type MessagePage, messagePage, type SignInOptions } from './page.js';
 
 /** Where the console is served; the admin API it calls is at `/admin/v1`. */
 export const CONSOLE_PATH = '/console';
@@ -33,24 +33,30 @@ function readAsset(name: string) {
  * under a strict Content-Security-Policy and never in a frame; its script and styles at
  * `/console/assets/`, from dist/console.
  */
-export function registerConsole(app: FastifyInstance, options: { version: string }): void {
+export function registerConsole(
+  app: FastifyInstance,
+  options: { version: string; signIn: SignInOptions },
+): ConsolePages {
   const script = { ...ASSETS.script, ...readAsset(ASSETS.script.name) };
   const styles = { ...ASSETS.styles, ...readAsset(ASSETS.styles.name) };
   const url = (asset: typeof script | typeof styles) =>
     `${CONSOLE_PATH}/assets/${asset.name}?v=${asset.digest}`;
-  const page = consolePage(options.version, { script: url(script), styles: url(styles) });
+  const urls = { script: url(script), styles: url(styles) };
+  const page = consolePage(options.version, urls, options.signIn);
 
-  const sendPage = async (request: FastifyRequest, reply: FastifyReply) =>
+  const sendHtml = (request: FastifyRequest, reply: FastifyReply, html: string, cache: string) =>
     reply
       .headers({
         'content-security-policy': CONSOLE_CSP,
         'x-frame-options': 'DENY',
         'referrer-policy': 'no-referrer',
-        'cache-control': 'no-cache',
+        'cache-control': cache,
         ...transportSecurity(request),
       })
       .type('text/html; charset=utf-8')
-      .send(page);
+      .send(html);
+  const sendPage = async (request: FastifyRequest, reply: FastifyReply) =>
+    sendHtml(request, reply, page, 'no-cache');
   app.get(CONSOLE_PATH, sendPage);
   app.get(`${CONSOLE_PATH}/*`, sendPage);
 
@@ -67,4 +73,13 @@ export function registerConsole(app: FastifyInstance, options: { version: string
     );
   // A missing asset is a 404, not the page: a script tag given HTML would fail in a confusing way.
   app.get(`${CONSOLE_PATH}/assets/*`, notFound);
+  return {
+    sendMessage: (request, reply, message) =>
+      sendHtml(request, reply, messagePage(urls, message), 'no-store'),
+  };
+}
+
+/** The console's pages for other capabilities to answer with: a message in its styles, never cached. */
+export interface ConsolePages {
+  sendMessage(request: FastifyRequest, reply: FastifyReply, message: MessagePage): FastifyReply;
 }

@@ -46,7 +46,7 @@ export function registerRequestLog(app: FastifyInstance, deps: { log: RequestLog
       at: clock.now(),
       requestId: request.id,
       keyId: request.apiKey?.id ?? request.expiredKey?.id ?? null,
-      actor: request.adminToken?.id ?? null,
+      actor: request.admin?.id ?? null,
       // No address once the client has gone (Node forgets a closed socket's peer), though the types say string.
       client: (request.ip as string | undefined) ?? null,
       method: request.method,

@@ -116,7 +116,7 @@ export function createTracing(options: TracingOptions, logger: Logger): Tracing 
         if (span === undefined) return;
         const operation = routeConfig(request).operationId;
         if (operation !== undefined) span.setAttribute('petstore.operation', operation);
-        const keyId = request.apiKey?.id ?? request.expiredKey?.id ?? request.adminToken?.id;
+        const keyId = request.apiKey?.id ?? request.expiredKey?.id ?? request.admin?.id;
         if (keyId !== undefined) span.setAttribute('petstore.key_id', keyId);
         span.setAttribute('http.response.status_code', reply.statusCode);
         if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });

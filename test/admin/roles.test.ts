@@ -21,6 +21,8 @@ const LEAST_ROLE: Readonly<Record<string, Role>> = {
   listAdminTokens: 'viewer',
   createAdminToken: 'owner',
   revokeAdminToken: 'owner',
+  listPeople: 'owner',
+  endPersonSessions: 'owner',
   listAuditEvents: 'viewer',
   listRequests: 'viewer',
   getRequest: 'viewer',
@@ -279,7 +281,7 @@ for (const backend of BACKENDS) {
       assert.equal(csv.status, 200, csv.text);
       assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
       const [header, ...rows] = csv.text.trim().split('\n');
-      assert.equal(header, 'id,at,actorKind,actor,actorName,action,target,details');
+      assert.equal(header, 'id,at,actorKind,actor,actorName,actorSubject,actorEmail,action,target,details');
       assert.equal(rows.length, page.length);
       assert.ok(rows[0]?.startsWith(`${page[0]?.id},${page[0]?.at},token,${page[0]?.actor},viewer token,`));
       assert.match(rows[0] as string, /,"\{""method"":""[A-Z]+""/, 'details as JSON in a quoted cell');

@@ -98,6 +98,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(session, {
         tokenId: token.id,
         tokenName: 'console',
+        person: null,
         role: 'owner',
         // An owner may call every operation of the admin document.
         operations: ADMIN_API.operations.map((operation) => operation.operationId),

@@ -432,7 +432,7 @@ describe('petstore keys', () => {
     );
     const badKind = await runCli(['audit', 'list', '--actor-kind', 'robot'], env);
     assert.equal(badKind.code, 2);
-    assert.match(badKind.stderr, /--actor-kind must be one of token, key, cli, system \(got robot\)/);
+    assert.match(badKind.stderr, /--actor-kind must be one of token, person, key, cli, system \(got robot\)/);
     const human = await runCli(['audit', 'list', '--limit', '1000'], env);
     assert.match(human.stdout, new RegExp(`  cli  key\\.revoked  ${created.id as string}`));
     for (const key of issued) assert.ok(!human.stdout.includes(key) && !json.stdout.includes(key));

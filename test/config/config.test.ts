@@ -67,6 +67,8 @@ describe('configuration', () => {
         disableAfterMs: 5 * 86_400_000,
         retentionMs: 30 * 86_400_000,
       },
+      oidc: undefined,
+      consoleTokenSignIn: true,
     });
   });
 

@@ -1,0 +1,315 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { eventually } from '../support/assertions.js';
+import { launchBrowser } from '../support/browser.js';
+import { startIdentityProvider, type TestIdentityProvider } from '../support/oidc-provider.js';
+import { request, startTestServer, type TestServer } from '../support/server.js';
+import { assertAccessible, inspectPage } from './harness.js';
+
+const ROLES = 'petstore-owners=owner,petstore-viewers=viewer,petstore-support=support';
+
+/** The console's environment for signing in with the test provider. */
+const oidcEnv = (idp: TestIdentityProvider, extra: Record<string, string> = {}) => ({
+  OIDC_ISSUER: idp.issuer,
+  OIDC_CLIENT_ID: idp.clientId,
+  OIDC_CLIENT_SECRET: idp.clientSecret,
+  OIDC_ROLES: ROLES,
+  OIDC_PROVIDER_NAME: 'Test IdP',
+  ...extra,
+});
+
+/** The provider's return to the console, which a test stops to replay or alter. */
+const isCallback = (url: URL) => url.pathname === '/console/oidc/callback';
+
+/** Goes through the provider's own sign-in and consent pages as `login`, from the console's sign-in page. */
+async function throughProvider(page: Page, login: string): Promise<void> {
+  await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill('any password');
+  await page.locator('button[type="submit"]').click();
+  // The consent page asks once for each grant (offline_access needs it every time).
+  await page.locator('button[type="submit"]').click();
+}
+
+/** The session the console's page holds, as a script of other software could present it. */
+async function sessionOf(context: BrowserContext, page: Page): Promise<Record<string, string>> {
+  const cookies = await context.cookies();
+  const cookie = cookies.find((each) => each.name === 'petstore_session');
+  assert.ok(cookie, 'the session cookie');
+  const secret = (await page.evaluate('sessionStorage.getItem("petstore.session")')) as string | null;
+  assert.ok(secret?.startsWith('pssh_'), 'the second secret is in the tab');
+  return { cookie: `petstore_session=${cookie.value}`, 'x-petstore-session': secret as string };
+}
+
+describe('sign-in with an OpenID Connect provider', () => {
+  let idp: TestIdentityProvider;
+  let server: TestServer;
+  let browser: Browser;
+  let token: string;
+
+  before(async () => {
+    idp = await startIdentityProvider();
+    idp.accounts.set('olivia', {
+      email: 'olivia@example.com',
+      name: 'Olivia Owner',
+      groups: ['petstore-owners'],
+    });
+    idp.accounts.set('victor', {
+      email: 'victor@example.com',
+      name: 'Victor Viewer',
+      groups: ['petstore-viewers', 'staff'],
+    });
+    idp.accounts.set('mallory', { email: 'mallory@example.com', name: 'Mallory', groups: ['marketing'] });
+    idp.accounts.set('sam', { email: 'sam@example.com', name: 'Sam Support', groups: ['petstore-support'] });
+    // A person's session asks the provider again a second after it last did, so that a test sees it.
+    server = await startTestServer(oidcEnv(idp, { OIDC_RECHECK_MS: '1000' }));
+    idp.register([new URL(server.url).origin]);
+    token = (await server.createAdminToken('break glass')).token;
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await idp?.close();
+  });
+
+  /** A new browser at the console's sign-in page. */
+  async function newBrowserAtSignIn() {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${server.url}/console`);
+    await page.getByRole('heading', { name: 'Pet Store console' }).waitFor();
+    return { context, page, errors };
+  }
+
+  test('the sign-in page offers the provider first, and keeps the token form as the break-glass path', async () => {
+    const { context, page, errors } = await newBrowserAtSignIn();
+    const first = page.locator('main a, main button, main input').first();
+    assert.equal(await first.textContent(), 'Sign in with Test IdP');
+    await page.getByRole('textbox', { name: 'Admin token' }).waitFor();
+    await inspectPage(page, 'oidc-sign-in');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('an owner signs in through the provider: a session with the person and their groups’ role, audited as them', async () => {
+    const { context, page, errors } = await newBrowserAtSignIn();
+    await throughProvider(page, 'olivia');
+    await page.getByText('Signed in as Olivia Owner (owner)').waitFor();
+    // The second secret came in the URL's fragment, and is gone from the address bar.
+    assert.equal(new URL(page.url()).hash, '');
+    const headers = await sessionOf(context, page);
+    const current = await request(`${server.url}/admin/v1/sessions/current`, { headers });
+    assert.equal(current.status, 200, current.text);
+    const session = current.body as {
+      tokenId: null;
+      person: { id: string; email: string; subject: string };
+      role: string;
+    };
+    assert.equal(session.tokenId, null);
+    assert.equal(session.role, 'owner');
+    assert.deepEqual(
+      { email: session.person.email, subject: session.person.subject },
+      { email: 'olivia@example.com', subject: 'olivia' },
+    );
+    assert.match(session.person.id, /^per_[0-9A-Za-z]{12}$/);
+
+    // What she does is hers in the audit: her id, subject and email.
+    const made = await request(`${server.url}/admin/v1/keys`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', origin: new URL(server.url).origin },
+      body: JSON.stringify({ plan: 'free', name: 'by olivia' }),
+    });
+    assert.equal(made.status, 201, made.text);
+    const audit = await server.admin(token, '/audit?actorKind=person&order=desc');
+    const entry = (audit.body as Record<string, unknown>[]).find((row) => row.action === 'key.created');
+    assert.ok(entry, audit.text);
+    assert.equal(entry.actor, session.person.id);
+    assert.equal(entry.actorName, 'Olivia Owner');
+    assert.equal(entry.actorSubject, 'olivia');
+    assert.equal(entry.actorEmail, 'olivia@example.com');
+
+    // The People page: who signed in, when, with which role.
+    await page.getByRole('link', { name: 'People' }).click();
+    await page.getByRole('heading', { level: 1, name: 'People' }).waitFor();
+    await page.getByRole('rowheader', { name: /Olivia Owner/ }).waitFor();
+    await inspectPage(page, 'oidc-people');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('a viewer’s session has the viewer role on every call: a create is 403 insufficient_role, audited', async () => {
+    const { context, page } = await newBrowserAtSignIn();
+    await throughProvider(page, 'victor');
+    await page.getByText('Signed in as Victor Viewer (viewer)').waitFor();
+    // A viewer is not offered the People page, which is the owner's.
+    assert.equal(await page.getByRole('link', { name: 'People' }).count(), 0);
+    const headers = await sessionOf(context, page);
+    const origin = new URL(server.url).origin;
+    const listed = await request(`${server.url}/admin/v1/keys`, { headers });
+    assert.equal(listed.status, 200);
+    const refused = await request(`${server.url}/admin/v1/keys`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', origin },
+      body: JSON.stringify({ plan: 'free', name: 'by victor' }),
+    });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal((refused.body as { code: string }).code, 'insufficient_role');
+    assert.match(
+      (refused.body as { message: string }).message,
+      /needs the admin role or above; you have the viewer role/,
+    );
+    const people = await request(`${server.url}/admin/v1/people`, { headers });
+    assert.equal(people.status, 403);
+    const audit = await server.admin(token, '/audit?order=desc&limit=20');
+    const entry = (audit.body as Record<string, unknown>[]).find(
+      (row) => row.action === 'access.refused' && row.target === 'createApiKey',
+    );
+    assert.ok(entry, audit.text);
+    assert.equal(entry.actorKind, 'person');
+    assert.equal(entry.actorEmail, 'victor@example.com');
+    await context.close();
+  });
+
+  test('a person none of whose groups gives a role is refused with a page that says why, and audited', async () => {
+    const { context, page } = await newBrowserAtSignIn();
+    await throughProvider(page, 'mallory');
+    await page.getByRole('heading', { name: 'No role for you here' }).waitFor();
+    await page.getByText(/none of your groups gives a role/).waitFor();
+    await page.getByText(/marketing/).waitFor();
+    await assertAccessible(page, 'the refusal page');
+    assert.equal(
+      (await context.cookies()).some((cookie) => cookie.name === 'petstore_session'),
+      false,
+    );
+    const audit = await server.admin(token, '/audit?order=desc&limit=20');
+    const entry = (audit.body as Record<string, unknown>[]).find((row) => row.action === 'session.refused');
+    assert.ok(entry, audit.text);
+    assert.equal(entry.target, 'mallory');
+    await context.close();
+  });
+
+  test('a replayed, altered or elsewhere-started callback is refused and signs nobody in', async () => {
+    const { context, page } = await newBrowserAtSignIn();
+    // The provider's return, as an attacker who saw it could replay or alter it.
+    let callback = '';
+    page.on('request', (sent) => {
+      if (isCallback(new URL(sent.url()))) callback = sent.url();
+    });
+    await throughProvider(page, 'olivia');
+    await page.getByText('Signed in as Olivia Owner (owner)').waitFor();
+    const genuine = new URL(callback);
+    assert.ok(genuine.searchParams.get('state') && genuine.searchParams.get('code'));
+
+    // Another browser, which never started a sign-in, is refused and gets no session.
+    const other = await browser.newContext();
+    const otherPage = await other.newPage();
+    assert.equal((await otherPage.goto(genuine.href))?.status(), 400);
+    await otherPage
+      .getByRole('heading', { name: /This sign-in (was started elsewhere|has ended)/ })
+      .waitFor();
+    assert.equal(
+      (await other.cookies()).some((cookie) => cookie.name === 'petstore_session'),
+      false,
+    );
+    await other.close();
+
+    // Replayed in the browser that made it: its state was spent by the sign-in.
+    assert.equal((await page.goto(genuine.href))?.status(), 400);
+    await page.getByRole('heading', { name: 'This sign-in has ended' }).waitFor();
+
+    // Altered: a state the service never issued, or a code with no state at all.
+    const altered = new URL(genuine);
+    altered.searchParams.set('state', `${genuine.searchParams.get('state')}x`);
+    assert.equal((await page.goto(altered.href))?.status(), 400);
+    const stateless = new URL(genuine);
+    stateless.searchParams.delete('state');
+    assert.equal((await page.goto(stateless.href))?.status(), 400);
+    await assertAccessible(page, 'a refused callback');
+    await context.close();
+  });
+
+  test('an owner ends a person’s sessions from the People page; a removed group ends them at the next check', async () => {
+    const sam = await newBrowserAtSignIn();
+    await throughProvider(sam.page, 'sam');
+    await sam.page.getByText('Signed in as Sam Support (support)').waitFor();
+    const samHeaders = await sessionOf(sam.context, sam.page);
+
+    const owner = await newBrowserAtSignIn();
+    await throughProvider(owner.page, 'olivia');
+    await owner.page.getByText('Signed in as Olivia Owner (owner)').waitFor();
+    await owner.page.goto(`${server.url}/console/people`);
+    await owner.page.getByRole('button', { name: 'End sessions of Sam Support' }).click();
+    await owner.page.getByRole('button', { name: 'End sessions', exact: true }).click();
+    await eventually('Sam’s session refused', async () => {
+      const current = await request(`${server.url}/admin/v1/sessions/current`, { headers: samHeaders });
+      return current.status === 401;
+    });
+    const audit = await server.admin(token, '/audit?order=desc&limit=20');
+    assert.ok((audit.body as { action: string }[]).some((row) => row.action === 'person.sessions_ended'));
+
+    // Sam signs in again (a new browser: the provider would remember the last one); then the provider
+    // takes Sam out of every group that gives a role.
+    const samAgain = await newBrowserAtSignIn();
+    await throughProvider(samAgain.page, 'sam');
+    await samAgain.page.getByText('Signed in as Sam Support (support)').waitFor();
+    const again = await sessionOf(samAgain.context, samAgain.page);
+    const account = idp.accounts.get('sam');
+    assert.ok(account);
+    account.groups = ['alumni'];
+    await eventually(
+      'the session ends at its next check with the provider',
+      async () =>
+        (await request(`${server.url}/admin/v1/sessions/current`, { headers: again })).status === 401,
+      10_000,
+    );
+    const ended = await server.admin(token, '/audit?order=desc&limit=20');
+    const entry = (ended.body as Record<string, unknown>[]).find(
+      (row) => row.action === 'session.ended' && row.actorEmail === 'sam@example.com',
+    );
+    assert.ok(entry, ended.text);
+    assert.match(String((entry.details as { reason?: string }).reason), /groups/);
+    await sam.context.close();
+    await samAgain.context.close();
+    await owner.context.close();
+  });
+});
+
+describe('token sign-in turned off', () => {
+  let idp: TestIdentityProvider;
+  let server: TestServer;
+  let browser: Browser;
+
+  before(async () => {
+    idp = await startIdentityProvider();
+    server = await startTestServer(oidcEnv(idp, { CONSOLE_TOKEN_SIGNIN: 'off' }));
+    idp.register([new URL(server.url).origin]);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await idp?.close();
+  });
+
+  test('the console offers no token form and refuses a token sign-in, while tokens still work on the API', async () => {
+    const { token } = await server.createAdminToken('cli');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/console`);
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).waitFor();
+    assert.equal(await page.getByLabel('Admin token').count(), 0);
+    await page.getByText(/Signing in with an admin token is turned off/).waitFor();
+    await assertAccessible(page, 'sign-in without the token form');
+    await context.close();
+
+    const refused = await server.admin(token, '/sessions', { method: 'POST' });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal((refused.body as { code: string }).code, 'token_signin_off');
+    assert.equal(refused.headers.get('set-cookie'), null);
+    assert.equal((await server.admin(token, '/keys')).status, 200);
+  });
+});
