@@ -1,46 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { eventually } from '../support/assertions.js';
 import { launchBrowser } from '../support/browser.js';
-import { startIdentityProvider, type TestIdentityProvider } from '../support/oidc-provider.js';
+import {
+  isCallback,
+  oidcEnv,
+  sessionOf,
+  startIdentityProvider,
+  type TestIdentityProvider,
+  throughProvider,
+} from '../support/oidc-provider.js';
 import { request, startTestServer, type TestServer } from '../support/server.js';
 import { assertAccessible, inspectPage } from './harness.js';
-
-const ROLES = 'petstore-owners=owner,petstore-viewers=viewer,petstore-support=support';
-
-/** The console's environment for signing in with the test provider. */
-const oidcEnv = (idp: TestIdentityProvider, extra: Record<string, string> = {}) => ({
-  OIDC_ISSUER: idp.issuer,
-  OIDC_CLIENT_ID: idp.clientId,
-  OIDC_CLIENT_SECRET: idp.clientSecret,
-  OIDC_ROLES: ROLES,
-  OIDC_PROVIDER_NAME: 'Test IdP',
-  ...extra,
-});
-
-/** The provider's return to the console, which a test stops to replay or alter. */
-const isCallback = (url: URL) => url.pathname === '/console/oidc/callback';
-
-/** Goes through the provider's own sign-in and consent pages as `login`, from the console's sign-in page. */
-async function throughProvider(page: Page, login: string): Promise<void> {
-  await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
-  await page.locator('input[name="login"]').fill(login);
-  await page.locator('input[name="password"]').fill('any password');
-  await page.locator('button[type="submit"]').click();
-  // The consent page asks once for each grant (offline_access needs it every time).
-  await page.locator('button[type="submit"]').click();
-}
-
-/** The session the console's page holds, as a script of other software could present it. */
-async function sessionOf(context: BrowserContext, page: Page): Promise<Record<string, string>> {
-  const cookies = await context.cookies();
-  const cookie = cookies.find((each) => each.name === 'petstore_session');
-  assert.ok(cookie, 'the session cookie');
-  const secret = (await page.evaluate('sessionStorage.getItem("petstore.session")')) as string | null;
-  assert.ok(secret?.startsWith('pssh_'), 'the second secret is in the tab');
-  return { cookie: `petstore_session=${cookie.value}`, 'x-petstore-session': secret as string };
-}
 
 describe('sign-in with an OpenID Connect provider', () => {
   let idp: TestIdentityProvider;

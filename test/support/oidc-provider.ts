@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
+import type { BrowserContext, Page } from 'playwright-core';
 
 /** A person the test identity provider knows: the login of its sign-in form is their key. */
 export interface TestAccount {
@@ -76,4 +78,40 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** The groups of the test provider that give roles. */
+const ROLES = 'petstore-owners=owner,petstore-viewers=viewer,petstore-support=support';
+
+/** The console's environment for signing in with the test provider. */
+export const oidcEnv = (idp: TestIdentityProvider, extra: Record<string, string> = {}) => ({
+  OIDC_ISSUER: idp.issuer,
+  OIDC_CLIENT_ID: idp.clientId,
+  OIDC_CLIENT_SECRET: idp.clientSecret,
+  OIDC_ROLES: ROLES,
+  OIDC_PROVIDER_NAME: 'Test IdP',
+  ...extra,
+});
+
+/** The provider's return to the console, which a test stops to replay or alter. */
+export const isCallback = (url: URL) => url.pathname === '/console/oidc/callback';
+
+/** Goes through the provider's own sign-in and consent pages as `login`, from the console's sign-in page. */
+export async function throughProvider(page: Page, login: string): Promise<void> {
+  await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill('any password');
+  await page.locator('button[type="submit"]').click();
+  // The consent page asks once for each grant (offline_access needs it every time).
+  await page.locator('button[type="submit"]').click();
+}
+
+/** The session the console's page holds, as a script of other software could present it. */
+export async function sessionOf(context: BrowserContext, page: Page): Promise<Record<string, string>> {
+  const cookies = await context.cookies();
+  const cookie = cookies.find((each) => each.name === 'petstore_session');
+  assert.ok(cookie, 'the session cookie');
+  const secret = (await page.evaluate('sessionStorage.getItem("petstore.session")')) as string | null;
+  assert.ok(secret?.startsWith('pssh_'), 'the second secret is in the tab');
+  return { cookie: `petstore_session=${cookie.value}`, 'x-petstore-session': secret as string };
 }
