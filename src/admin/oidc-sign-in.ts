@@ -68,10 +68,22 @@ export function registerOidcSignIn(
     sessions: Sessions;
     audit: AuditRepository;
     pages: ConsolePages;
+    /**
+     * Counts each request of a scope by its address and refuses it past the limit: a sign-in writes a row
+     * before anyone is known, so strangers may start only so many.
+     */
+    limitByAddress: (scope: FastifyInstance) => void;
     clock: Clock;
     logger: Logger;
   },
 ): void {
+  void app.register(async (scope) => {
+    deps.limitByAddress(scope);
+    routes(scope, deps);
+  });
+}
+
+function routes(app: FastifyInstance, deps: Parameters<typeof registerOidcSignIn>[1]): void {
   const { relyingParty, people, oidcLogins, sessions, audit, pages, clock, logger } = deps;
   const { options } = relyingParty;
   const iso = (ms: number) => new Date(ms).toISOString();

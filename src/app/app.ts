@@ -454,6 +454,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
       sessions,
       audit: storage.audit,
       pages,
+      limitByAddress: (scope) => registerRateLimit(scope, (request) => deps.limiter.forAddress(request.ip)),
       clock,
       logger: deps.logger,
     });

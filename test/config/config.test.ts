@@ -5,6 +5,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
   ConfigError,
+  describeSettings,
   loadConfig,
   OPERATOR_SETTINGS,
   resolveDataDir,
@@ -13,6 +14,13 @@ import {
 } from '../../src/config/index.js';
 import { runCli } from '../support/process.js';
 import { tempDir } from '../support/server.js';
+
+/** The least OpenID Connect settings that stand. */
+const OIDC = {
+  OIDC_ISSUER: 'https://sso.example.com/realms/company',
+  OIDC_CLIENT_ID: 'petstore-console',
+  OIDC_ROLES: 'staff=viewer',
+} as const;
 
 describe('configuration', () => {
   test('defaults', () => {
@@ -70,6 +78,30 @@ describe('configuration', () => {
       oidc: undefined,
       consoleTokenSignIn: true,
     });
+  });
+
+  test('OpenID Connect: the role mapping is read, the provider named by its host unless told, the secret never shown', () => {
+    const config = loadConfig({
+      ...OIDC,
+      OIDC_CLIENT_SECRET: 'shh',
+      OIDC_ROLES: 'Pet Store Owners=owner, support = support',
+    });
+    assert.deepEqual(config.oidc, {
+      issuer: 'https://sso.example.com/realms/company',
+      clientId: 'petstore-console',
+      clientSecret: 'shh',
+      groupsClaim: 'groups',
+      roles: new Map([
+        ['Pet Store Owners', 'owner'],
+        ['support', 'support'],
+      ]),
+      providerName: 'sso.example.com',
+    });
+    assert.equal(config.consoleTokenSignIn, true);
+    const shown = describeSettings({ ...OIDC, OIDC_CLIENT_SECRET: 'shh' }).find(
+      (setting) => setting.name === 'OIDC_CLIENT_SECRET',
+    );
+    assert.equal(shown?.value, '(set, not shown)');
   });
 
   test('values are parsed and DATABASE_URL picks the storage', () => {
@@ -155,6 +187,16 @@ describe('configuration', () => {
       /WEBHOOKS_DISABLE_AFTER_DAYS must be the days a webhook endpoint fails/,
     ],
     [{ WEBHOOKS_RETENTION_DAYS: '6' }, /WEBHOOKS_RETENTION_DAYS must be the days a delivered or failed/],
+    [{ CONSOLE_TOKEN_SIGNIN: 'off' }, /CONSOLE_TOKEN_SIGNIN=off needs OIDC_ISSUER: nobody could sign in/],
+    [{ OIDC_CLIENT_ID: 'console' }, /OIDC_CLIENT_ID is set, but OIDC_ISSUER is not/],
+    [
+      { ...OIDC, OIDC_ISSUER: 'http://sso.example.com' },
+      /OIDC_ISSUER must be https \(plain http only for a provider on this machine\)/,
+    ],
+    [{ ...OIDC, OIDC_ROLES: '' }, /OIDC_ROLES must be set with OIDC_ISSUER/],
+    [{ ...OIDC, OIDC_ROLES: 'staff=superuser' }, /OIDC_ROLES must be group=role pairs/],
+    [{ ...OIDC, OIDC_ROLES: 'staff=admin,staff=viewer' }, /OIDC_ROLES gives "staff" a role twice/],
+    [{ ...OIDC, OIDC_CLIENT_ID: '' }, /OIDC_CLIENT_ID must be set with OIDC_ISSUER/],
   ];
   for (const [env, message] of bad) {
     test(`refuses ${JSON.stringify(env)} naming the variable`, () => {

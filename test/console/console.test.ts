@@ -48,7 +48,7 @@ describe('the console in a real browser', () => {
       assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
       assert.equal(response.headers.get('cache-control'), 'no-cache');
       const html = await response.text();
-      assert.match(html, new RegExp(`<html lang="en" data-version="${API_VERSION}">`));
+      assert.match(html, new RegExp(`<html lang="en" data-version="${API_VERSION}" data-token-signin="on">`));
       assert.doesNotMatch(html, /<script>|<style>|style="/, 'nothing inline');
     }
     const html = await (await fetch(`${h.server.url}/console`)).text();

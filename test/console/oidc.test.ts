@@ -152,7 +152,7 @@ describe('sign-in with an OpenID Connect provider', () => {
     await page.getByRole('heading', { name: 'No role for you here' }).waitFor();
     await page.getByText(/none of your groups gives a role/).waitFor();
     await page.getByText(/marketing/).waitFor();
-    await assertAccessible(page, 'the refusal page');
+    await inspectPage(page, 'oidc-refused');
     assert.equal(
       (await context.cookies()).some((cookie) => cookie.name === 'petstore_session'),
       false,
@@ -283,5 +283,16 @@ describe('token sign-in turned off', () => {
     assert.equal((refused.body as { code: string }).code, 'token_signin_off');
     assert.equal(refused.headers.get('set-cookie'), null);
     assert.equal((await server.admin(token, '/keys')).status, 200);
+  });
+
+  test('a stranger may start only so many sign-ins a minute: each keeps a row until it ends', async () => {
+    const start = () => fetch(`${server.url}/console/oidc/start`, { redirect: 'manual' });
+    const answers: number[] = [];
+    for (let sent = 0; sent < 61; sent += 1) answers.push((await start()).status);
+    // The console's own anonymous calls (a session check) share the address's budget of 60 a minute.
+    const refusedFrom = answers.indexOf(429);
+    assert.ok(refusedFrom >= 50, answers.join(' '));
+    assert.deepEqual(new Set(answers.slice(0, refusedFrom)), new Set([303]));
+    assert.deepEqual(new Set(answers.slice(refusedFrom)), new Set([429]));
   });
 });

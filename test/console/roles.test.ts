@@ -167,7 +167,7 @@ describe('the console follows the role', () => {
     assert.equal(download.suggestedFilename(), 'audit.csv');
     const text = readFileSync((await download.path()) as string, 'utf8');
     const [header, ...rows] = text.trim().split('\n');
-    assert.equal(header, 'id,at,actorKind,actor,actorName,action,target,details');
+    assert.equal(header, 'id,at,actorKind,actor,actorName,actorSubject,actorEmail,action,target,details');
     assert.ok(rows.length > 0 && rows.every((row) => row.split(',')[2] === 'token'), text);
     assert.deepEqual(h.failures, []);
   });

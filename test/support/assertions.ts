@@ -25,8 +25,14 @@ export function assertErrorShape(response: JsonResponse): void {
   assert.doesNotMatch(response.text, /at .+\(.+:\d+:\d+\)|node_modules|\/src\/|SQLITE|SELECT |INSERT /);
 }
 
-/** Asserts the three `X-RateLimit-*` headers are integers with 0 <= Remaining <= Limit, and the draft's two. */
-export function assertRateLimitHeaders(response: JsonResponse): {
+/**
+ * Asserts the three `X-RateLimit-*` headers are integers with 0 <= Remaining <= Limit, and the draft's two;
+ * `now` is the server's clock (a test's fake one may stand still on a day that has passed).
+ */
+export function assertRateLimitHeaders(
+  response: JsonResponse,
+  now = Date.now(),
+): {
   limit: number;
   remaining: number;
   reset: number;
@@ -40,7 +46,7 @@ export function assertRateLimitHeaders(response: JsonResponse): {
   const remaining = read('x-ratelimit-remaining');
   const reset = read('x-ratelimit-reset');
   assert.ok(remaining >= 0 && remaining <= limit, `0 <= ${remaining} <= ${limit}`);
-  assert.ok(reset > Date.now() / 1000 - 1, 'Reset is a Unix time, not a delta');
+  assert.ok(reset > now / 1000 - 1, 'Reset is a Unix time, not a delta');
   assert.match(response.headers.get('ratelimit-policy') ?? '', /^"minute";q=\d+;w=60, "day";q=\d+;w=86400$/);
   assert.match(response.headers.get('ratelimit') ?? '', /^"(minute|day)";r=\d+;t=\d+$/);
   return { limit, remaining, reset };
