@@ -126,19 +126,23 @@ function routes(app: FastifyInstance, deps: Parameters<typeof registerOidcSignIn
         reply.code(status).header('set-cookie', bindingCookie(request, undefined)),
         message,
       );
+    const state = text(query.state);
+    const login = state === null ? undefined : await oidcLogins.take(state);
+    const now = clock.now();
+    // The provider's own refusal. Its words are shown only for a sign-in this browser started: a link made
+    // by anyone else could put any words on our page.
     if (typeof query.error === 'string') {
-      const reason = text(query.error_description) ?? text(query.error);
+      const binding = bindingOf(request);
+      const started = login !== undefined && binding !== undefined && keyDigest(binding) === login.binding;
+      const reason = started ? (text(query.error_description) ?? text(query.error)) : null;
       return refuse(403, {
         title: 'Sign-in refused',
         paragraphs: [
-          `${options.providerName} did not sign you in: ${reason}.`,
+          `${options.providerName} did not sign you in${reason === null ? '' : `: ${reason}`}.`,
           'Sign in again, or ask the people who run it.',
         ],
       });
     }
-    const state = text(query.state);
-    const login = state === null ? undefined : await oidcLogins.take(state);
-    const now = clock.now();
     if (login === undefined || now - Date.parse(login.createdAt) > SIGN_IN_MS)
       return refuse(400, {
         title: 'This sign-in has ended',

@@ -198,6 +198,23 @@ function unseal(credentials: SessionCredentials, sealed: string): string | undef
   }
 }
 
+/** Whose a session is, as its view says it: a token's, or a person's with the role their groups gave. */
+type Holder = Pick<SessionView, 'tokenId' | 'tokenName' | 'person' | 'role'>;
+
+const tokenHolder = (token: AdminTokenRecord): Holder => ({
+  tokenId: token.id,
+  tokenName: token.name,
+  person: null,
+  role: token.role,
+});
+
+const personHolder = (person: PersonRecord, role: Role): Holder => ({
+  tokenId: null,
+  tokenName: null,
+  person: { id: person.id, subject: person.subject, email: person.email, name: person.name },
+  role,
+});
+
 /** A person as a principal: named for people by their name, else their email, else their subject. */
 const personPrincipal = (person: PersonRecord, role: Role): AdminPrincipal => ({
   id: person.id,
@@ -226,24 +243,13 @@ export function createSessions(deps: {
     return tokenById(id);
   }
   const iso = (ms: number) => new Date(ms).toISOString();
-  const view = (
-    record: SessionRecord,
-    who: AdminTokenRecord | PersonRecord,
-    lastSeen: number,
-  ): SessionView => {
-    const role = 'subject' in who ? (record.role ?? 'viewer') : who.role;
-    return {
-      tokenId: 'subject' in who ? null : who.id,
-      tokenName: 'subject' in who ? null : who.name,
-      person:
-        'subject' in who ? { id: who.id, subject: who.subject, email: who.email, name: who.name } : null,
-      role,
-      operations: operationsOf(role),
-      createdAt: record.createdAt,
-      expiresAt: record.expiresAt,
-      idleExpiresAt: iso(Math.min(lastSeen + SESSION_IDLE_MS, Date.parse(record.expiresAt))),
-    };
-  };
+  const view = (record: SessionRecord, holder: Holder, lastSeen: number): SessionView => ({
+    ...holder,
+    operations: operationsOf(holder.role),
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+    idleExpiresAt: iso(Math.min(lastSeen + SESSION_IDLE_MS, Date.parse(record.expiresAt))),
+  });
   const audit = (
     actor: string,
     at: string,
@@ -312,7 +318,7 @@ export function createSessions(deps: {
         credentials,
         now,
       );
-      return { credentials, view: view(record, token, now) };
+      return { credentials, view: view(record, tokenHolder(token), now) };
     },
     async startForPerson(person, refreshToken) {
       const now = clock.now();
@@ -329,7 +335,7 @@ export function createSessions(deps: {
         credentials,
         now,
       );
-      return { credentials, view: view(record, person, now) };
+      return { credentials, view: view(record, personHolder(person, person.role), now) };
     },
     async identify(credentials, active) {
       const digest = digestOf(credentials);
@@ -339,20 +345,24 @@ export function createSessions(deps: {
       const now = clock.now();
       const lastSeen = Date.parse(record.lastSeenAt);
       if (now >= Date.parse(record.expiresAt) || now >= lastSeen + SESSION_IDLE_MS) return undefined;
-      let who: AdminTokenRecord | PersonRecord | undefined;
-      let principal: AdminPrincipal | undefined;
+      let holder: Holder;
+      let principal: AdminPrincipal;
       if (record.personId !== null) {
-        who = await people.find(record.personId);
-        if (who === undefined || !(await stillLetIn(record, who, credentials, now))) return undefined;
-        principal = personPrincipal(who, record.role ?? 'viewer');
-      } else if (record.tokenId !== null) {
-        principal = who = await tokenOf(record.tokenId);
+        const person = await people.find(record.personId);
+        if (person === undefined || !(await stillLetIn(record, person, credentials, now))) return undefined;
+        const role = record.role ?? 'viewer';
+        holder = personHolder(person, role);
+        principal = personPrincipal(person, role);
+      } else {
+        const token = record.tokenId === null ? undefined : await tokenOf(record.tokenId);
+        if (token === undefined) return undefined;
+        holder = tokenHolder(token);
+        principal = token;
       }
-      if (who === undefined || principal === undefined) return undefined;
       if (!active || now - lastSeen < TOUCH_EVERY_MS)
-        return { view: view(record, who, lastSeen), principal, digest };
+        return { view: view(record, holder, lastSeen), principal, digest };
       await sessions.touch(digest, iso(now));
-      return { view: view(record, who, now), principal, digest };
+      return { view: view(record, holder, now), principal, digest };
     },
     end(digest, principal) {
       const at = iso(clock.now());

@@ -204,6 +204,23 @@ describe('sign-in with an OpenID Connect provider', () => {
     await context.close();
   });
 
+  test('a sign-in cancelled at the provider says so; a forged refusal shows none of its words', async () => {
+    const { context, page } = await newBrowserAtSignIn();
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
+    await page.getByRole('link', { name: '[ Cancel ]' }).click();
+    await page.getByRole('heading', { name: 'Sign-in refused' }).waitFor();
+    await page.getByText(/Test IdP did not sign you in: .+\./).waitFor();
+    await assertAccessible(page, 'the provider’s refusal');
+
+    const forged = new URL(`${server.url}/console/oidc/callback`);
+    forged.searchParams.set('error', 'access_denied');
+    forged.searchParams.set('error_description', 'Your account is locked: call 555-0100');
+    assert.equal((await page.goto(forged.href))?.status(), 403);
+    await page.getByText('Test IdP did not sign you in.').waitFor();
+    assert.equal(await page.getByText(/555-0100/).count(), 0);
+    await context.close();
+  });
+
   test('an owner ends a person’s sessions from the People page; a removed group ends them at the next check', async () => {
     const sam = await newBrowserAtSignIn();
     await throughProvider(sam.page, 'sam');
