@@ -56,7 +56,7 @@ for (const backend of BACKENDS) {
       const limited = await server.call('/v1/categories', { headers: withKey });
       for (const [status, response] of Object.entries({ ...answers, 429: limited })) {
         assert.equal(response.status, Number(status));
-        assertRateLimitHeaders(response, server.deps.clock.now());
+        assertRateLimitHeaders(response);
       }
       assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
     });

@@ -170,7 +170,7 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
         await t.test(`${route.method} ${route.path}: ${label}`, async () => {
           const response = await send(server, route, await credential(server));
           assertAnswer(route, response, 401, code);
-          assertRateLimitHeaders(response, server.deps.clock.now());
+          assertRateLimitHeaders(response);
           assert.equal(response.headers.get('www-authenticate'), CHALLENGES[code]);
         });
       }
@@ -183,7 +183,7 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
           });
           const response = await send(server, route, { authorization: `Bearer ${key}` });
           assertAnswer(route, response, 403, 'insufficient_scope');
-          assertRateLimitHeaders(response, server.deps.clock.now());
+          assertRateLimitHeaders(response);
           assert.equal(
             response.headers.get('www-authenticate'),
             `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"`,
@@ -196,7 +196,7 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
         const authorization = { authorization: `Bearer ${key}` };
         await send(server, { method: 'GET', path: '/v1/categories' }, authorization);
         const response = await send(server, route, authorization);
-        assertRateLimitHeaders(response, server.deps.clock.now());
+        assertRateLimitHeaders(response);
         if (route.spendsQuota === false) {
           // Reading one's own key spends nothing, and answers while the key is limited.
           assert.equal(response.status, 200);
@@ -216,7 +216,7 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
           own === undefined ? {} : { authorization: `Bearer ${own}` },
         );
         assert.ok(response.status < 400, `${response.status} ${response.text}`);
-        assertRateLimitHeaders(response, server.deps.clock.now());
+        assertRateLimitHeaders(response);
       });
     }
   });
