@@ -204,6 +204,52 @@ describe('sign-in with an OpenID Connect provider', () => {
     await context.close();
   });
 
+  test('a callback carrying another sign-in’s code fails PKCE at the provider and signs nobody in', async () => {
+    /** A sign-in in a new browser, up to the provider's redirect back, which is kept and never followed. */
+    const heldBack = async () => {
+      const browsing = await newBrowserAtSignIn();
+      let held = '';
+      // The consent's POST is the last request the page makes to the provider; the redirects after it are
+      // followed here, by the context's own request client (its cookies), up to the one back to us.
+      await browsing.page.route(
+        (url) => url.origin === idp.issuer,
+        async (route) => {
+          if (!(route.request().postData() ?? '').includes('prompt=consent')) return route.continue();
+          let answer = await route.fetch({ maxRedirects: 0 });
+          for (let hop = 0; hop < 5 && !held; hop += 1) {
+            const location = new URL(answer.headers().location ?? '', idp.issuer);
+            if (location.pathname === '/console/oidc/callback') held = location.href;
+            else answer = await browsing.context.request.get(location.href, { maxRedirects: 0 });
+          }
+          return route.abort();
+        },
+      );
+      await throughProvider(browsing.page, 'olivia').catch(() => undefined);
+      await eventually('the provider’s redirect back', () => held !== '');
+      return { ...browsing, held: new URL(held) };
+    };
+    const first = await heldBack();
+    const second = await heldBack();
+    // The second sign-in's state (live, and its browser's) with the first one's code: that code was issued
+    // for the first sign-in's PKCE challenge.
+    const swapped = new URL(second.held);
+    swapped.searchParams.set('code', first.held.searchParams.get('code') as string);
+    // A new tab of the second browser (same cookies): the first tab is still on the aborted consent.
+    const tab = await second.context.newPage();
+    assert.equal((await tab.goto(swapped.href))?.status(), 400);
+    await tab.getByRole('heading', { name: 'Sign-in failed' }).waitFor();
+    // The provider refused the code (invalid_grant): its PKCE challenge is the first sign-in's, and this
+    // sign-in's verifier does not answer it.
+    const refusal = server.logs.filter((line) => line.includes('failed its checks')).at(-1) ?? '';
+    assert.match(refusal, /"error":"invalid_grant"/);
+    assert.equal(
+      (await second.context.cookies()).some((cookie) => cookie.name === 'petstore_session'),
+      false,
+    );
+    await first.context.close();
+    await second.context.close();
+  });
+
   test('a sign-in cancelled at the provider says so; a forged refusal shows none of its words', async () => {
     const { context, page } = await newBrowserAtSignIn();
     await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
