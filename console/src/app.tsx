@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
+import { personName } from '../../src/contract/roles.js';
 import { api } from './api.js';
 import { issuedSecret, notice } from './notice.js';
 import { AdminTokensPage } from './pages/admin-tokens-page.js';
@@ -68,7 +69,7 @@ function Page({ route }: { route: Route }) {
 /** Who the footer says is signed in: the person, or the admin token, with the role. */
 function signedInAs(current: Session): string {
   const { person, tokenName, role } = current;
-  if (person !== null) return `Signed in as ${person.name ?? person.email ?? person.subject} (${role})`;
+  if (person !== null) return `Signed in as ${personName(person)} (${role})`;
   return `Signed in with the admin token ${tokenName ?? ''} (${role})`;
 }
 

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditRepository } from '../audit/index.js';
 import type { Clock } from '../clock/index.js';
 import { CONSOLE_PATH, type ConsolePages, type MessagePage } from '../console/index.js';
+import { personName } from '../contract/index.js';
 import { overHttps } from '../http/index.js';
 import { keyDigest, randomBase62 } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
@@ -12,6 +13,7 @@ import {
   type OidcLoginRepository,
   type PeopleRepository,
   type PersonRecord,
+  providerFailure,
   type RelyingParty,
   roleOfGroups,
 } from '../people/index.js';
@@ -19,8 +21,8 @@ import { sessionTransportAllowed, setSessionCookie } from './cookie.js';
 import type { Sessions } from './sessions.js';
 
 /** Where a sign-in sets out, and where the provider sends the browser back (register this one with it). */
-export const OIDC_START_PATH = `${CONSOLE_PATH}/oidc/start`;
-export const OIDC_CALLBACK_PATH = `${CONSOLE_PATH}/oidc/callback`;
+const OIDC_START_PATH = `${CONSOLE_PATH}/oidc/start`;
+const OIDC_CALLBACK_PATH = `${CONSOLE_PATH}/oidc/callback`;
 
 /** How long a sign-in may take at the provider: its state is refused after. */
 const SIGN_IN_MS = 10 * 60_000;
@@ -98,7 +100,10 @@ function routes(app: FastifyInstance, deps: Parameters<typeof registerOidcSignIn
     try {
       begun = await relyingParty.begin(`${originOf(request)}${OIDC_CALLBACK_PATH}`);
     } catch (error) {
-      logger.warn({ err: error, issuer: options.issuer }, 'the identity provider could not be reached');
+      logger.warn(
+        { failure: providerFailure(error), issuer: options.issuer },
+        'the identity provider could not be reached',
+      );
       return pages.sendMessage(request, reply.code(502), {
         title: `${options.providerName} could not be reached`,
         paragraphs: [
@@ -163,7 +168,7 @@ function routes(app: FastifyInstance, deps: Parameters<typeof registerOidcSignIn
       signedIn = await relyingParty.finish(new URL(request.url, originOf(request)), login);
     } catch (error) {
       logger.warn(
-        { err: error, issuer: options.issuer },
+        { failure: providerFailure(error), issuer: options.issuer },
         'a sign-in with the identity provider failed its checks',
       );
       return refuse(400, {
@@ -211,7 +216,7 @@ function routes(app: FastifyInstance, deps: Parameters<typeof registerOidcSignIn
       ]),
       {
         title: 'Signed in',
-        paragraphs: [`Signed in as ${person.name ?? person.email ?? person.subject}, with the ${role} role.`],
+        paragraphs: [`Signed in as ${personName(person)}, with the ${role} role.`],
         redirect: `${CONSOLE_PATH}#session=${credentials.secret}`,
       },
     );

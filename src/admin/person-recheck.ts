@@ -6,7 +6,7 @@ import type { PersonRecheck } from './sessions.js';
  * after this, with their refresh token. A person removed from their groups (or from the provider) is out
  * within this of their next request.
  */
-export const RECHECK_MS = 5 * 60_000;
+const RECHECK_MS = 5 * 60_000;
 
 /**
  * Asks the provider about a signed-in person with their refresh token: their session ends when the provider

@@ -161,10 +161,7 @@ export function createAdminHandlers(deps: {
    * deleted, so every token and person actor has one.
    */
   async function actorsOf(): Promise<Actors> {
-    const [tokenRecords, everyone] = await Promise.all([
-      adminTokens.list(),
-      people.list(new Date(clock.now()).toISOString(), new Date(clock.now()).toISOString()),
-    ]);
+    const [tokenRecords, everyone] = await Promise.all([adminTokens.list(), people.all()]);
     return new Map<string, ActorInfo>([
       ...tokenRecords.map((token) => [token.id, { name: token.name, subject: null, email: null }] as const),
       ...everyone.map(

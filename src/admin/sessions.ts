@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { AuditEntry } from '../audit/index.js';
 import type { Clock } from '../clock/index.js';
-import { ADMIN_API, ROLES, type Role, roleAllows } from '../contract/index.js';
+import { ADMIN_API, personName, ROLES, type Role, roleAllows } from '../contract/index.js';
 import { keyDigest } from '../keys/index.js';
 import type { PersonRecord } from '../people/index.js';
 import type { AdminTokenRecord } from './tokens.js';
@@ -215,10 +215,10 @@ const personHolder = (person: PersonRecord, role: Role): Holder => ({
   role,
 });
 
-/** A person as a principal: named for people by their name, else their email, else their subject. */
+/** A person as a principal. */
 const personPrincipal = (person: PersonRecord, role: Role): AdminPrincipal => ({
   id: person.id,
-  name: person.name ?? person.email ?? person.subject,
+  name: personName(person),
   role,
 });
 

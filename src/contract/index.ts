@@ -49,6 +49,7 @@ export {
   ACTOR_KINDS,
   type ActorKind,
   isRole,
+  personName,
   ROLE_MEANING,
   ROLES,
   type Role,

@@ -30,3 +30,7 @@ export const roleAllows = (held: Role, needed: Role): boolean => RANK[held] >= R
  */
 export const ACTOR_KINDS = ['token', 'person', 'key', 'cli', 'system'] as const;
 export type ActorKind = (typeof ACTOR_KINDS)[number];
+
+/** How a person signed in with OpenID Connect is named for people: their name, else their email, else their subject. */
+export const personName = (person: { name: string | null; email: string | null; subject: string }): string =>
+  person.name ?? person.email ?? person.subject;

@@ -1,10 +1,8 @@
-export { type Claims, createRelyingParty, type OidcOptions, type RelyingParty } from './oidc.js';
-export { groupsOf, type RoleMapping, roleOfGroups } from './roles.js';
+export { createRelyingParty, type OidcOptions, providerFailure, type RelyingParty } from './oidc.js';
+export { groupsOf, roleOfGroups } from './roles.js';
 export type {
   OidcLogin,
   OidcLoginRepository,
   PeopleRepository,
   PersonRecord,
-  PersonSignIn,
-  PersonWithSessions,
 } from './types.js';

@@ -55,9 +55,21 @@ export interface RelyingParty {
   refresh(refreshToken: string, subject: string): Promise<Refreshed | 'refused' | undefined>;
 }
 
-/** Plain HTTP is for a provider on this machine only (tests, a local Keycloak): the config refuses others. */
-function isLoopbackUrl(url: URL): boolean {
-  return url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+/**
+ * What a log line may say of a failure to talk to the provider: its kind and words, and the provider's error
+ * code. Never the error's `cause`, where the library puts the response it refused, which may hold tokens.
+ */
+export function providerFailure(error: unknown): Record<string, unknown> {
+  if (error instanceof client.ResponseBodyError)
+    return {
+      type: error.name,
+      error: error.error,
+      description: error.error_description,
+      status: error.status,
+    };
+  if (error instanceof Error)
+    return { type: error.name, message: error.message, code: (error as { code?: unknown }).code };
+  return { type: typeof error };
 }
 
 export function createRelyingParty(options: OidcOptions, logger: Logger): RelyingParty {
@@ -70,9 +82,8 @@ export function createRelyingParty(options: OidcOptions, logger: Logger): Relyin
         options.clientId,
         options.clientSecret,
         options.clientSecret === undefined ? client.None() : undefined,
-        issuer.protocol === 'http:' && isLoopbackUrl(issuer)
-          ? { execute: [client.allowInsecureRequests] }
-          : {},
+        // Plain HTTP is for a provider on this machine only (tests, a local Keycloak): the config refuses others.
+        issuer.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : {},
       )
       .catch((error: unknown) => {
         discovered = undefined;
@@ -131,7 +142,10 @@ export function createRelyingParty(options: OidcOptions, logger: Logger): Relyin
         return { claims, refreshToken: tokens.refresh_token ?? refreshToken };
       } catch (error) {
         if (error instanceof client.ResponseBodyError && error.error === 'invalid_grant') return 'refused';
-        logger.warn({ err: error }, 'the identity provider could not be asked about a signed-in person');
+        logger.warn(
+          { failure: providerFailure(error) },
+          'the identity provider could not be asked about a signed-in person',
+        );
         return undefined;
       }
     },

@@ -31,6 +31,8 @@ export interface PeopleRepository {
   find(id: string): Promise<PersonRecord | undefined>;
   /** Everyone, the latest sign-in first, with their sessions live at `now` (idle since `idleSince` at most). */
   list(now: string, idleSince: string): Promise<PersonWithSessions[]>;
+  /** Everyone, without their sessions: who the audit's person actors are. */
+  all(): Promise<PersonRecord[]>;
 }
 
 /**

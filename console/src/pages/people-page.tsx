@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { personName } from '../../../src/contract/roles.js';
 import { api } from '../api.js';
 import { Badge } from '../components/badge.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
@@ -7,9 +8,6 @@ import { formatTime } from '../format.js';
 import { useServerData, useTitle } from '../hooks.js';
 import { may, session } from '../session.js';
 import type { Person } from '../types.js';
-
-/** How a person is named on the page: their name, else their email, else their subject. */
-const nameOf = (person: Person) => person.name ?? person.email ?? person.subject;
 
 /** People: who signed in with the identity provider, when, with which role; the owner ends their sessions. */
 export function PeoplePage() {
@@ -48,9 +46,9 @@ export function PeoplePage() {
               {people.data.map((person) => (
                 <tr key={person.id}>
                   <th scope="row">
-                    {nameOf(person)}
+                    {personName(person)}
                     <div class="muted">
-                      {person.email && person.email !== nameOf(person) && <div>{person.email}</div>}
+                      {person.email && person.email !== personName(person) && <div>{person.email}</div>}
                       <code>{person.subject}</code>
                     </div>
                   </th>
@@ -73,7 +71,7 @@ export function PeoplePage() {
                       <button
                         type="button"
                         class="button-small button-danger"
-                        aria-label={`End sessions of ${nameOf(person)}`}
+                        aria-label={`End sessions of ${personName(person)}`}
                         onClick={() => setEnding(person)}
                       >
                         End sessions
@@ -88,7 +86,7 @@ export function PeoplePage() {
       )}
       {ending && (
         <ConfirmDialog
-          title={`End the sessions of ${nameOf(ending)}?`}
+          title={`End the sessions of ${personName(ending)}?`}
           confirmLabel="End sessions"
           onConfirm={async () => {
             await api.endPersonSessions(ending.id);

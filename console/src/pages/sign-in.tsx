@@ -86,7 +86,8 @@ export function SignIn() {
                 {error}
               </p>
             )}
-            <button type="submit" class="button-primary" disabled={busy}>
+            {/* With a provider, its button is the one to take: this one is the way round it. */}
+            <button type="submit" class={PROVIDER === null ? 'button-primary' : undefined} disabled={busy}>
               {busy ? 'Signing in…' : 'Sign in'}
             </button>
           </form>

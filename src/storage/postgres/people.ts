@@ -29,6 +29,10 @@ export function postgresPeople(pool: pg.Pool): { people: PeopleRepository; oidcL
         const { rows } = await pool.query<PersonRow>('SELECT * FROM people WHERE id = $1', [id]);
         return rows[0] === undefined ? undefined : toPersonRecord(rows[0]);
       },
+      async all() {
+        const { rows } = await pool.query<PersonRow>('SELECT * FROM people');
+        return rows.map(toPersonRecord);
+      },
       async list(now, idleSince) {
         const { rows } = await pool.query<PersonRow>(PEOPLE_LIST_SQL, [now, idleSince]);
         return rows.map((row) => ({ ...toPersonRecord(row), sessions: Number(row.sessions) }));

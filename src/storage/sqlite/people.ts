@@ -17,6 +17,7 @@ export function sqlitePeople(
 ): { people: PeopleRepository; oidcLogins: OidcLoginRepository } {
   const signIn = preparedAtFirstUse<unknown[], PersonRow>(db, PERSON_SIGN_IN_SQL.replace(/\$\d+/g, '?'));
   const find = preparedAtFirstUse<[string], PersonRow>(db, 'SELECT * FROM people WHERE id = ?');
+  const all = preparedAtFirstUse<[], PersonRow>(db, 'SELECT * FROM people');
   const list = preparedAtFirstUse<[string, string], PersonRow>(db, PEOPLE_LIST_SQL.replace(/\$\d+/g, '?'));
   const put = preparedAtFirstUse(
     db,
@@ -49,6 +50,9 @@ export function sqlitePeople(
       async find(id) {
         const row = find().get(id);
         return row === undefined ? undefined : toPersonRecord(row);
+      },
+      async all() {
+        return all().all().map(toPersonRecord);
       },
       async list(now, idleSince) {
         return list()
