@@ -36,7 +36,23 @@ export class TargetRefused extends Error {
  * address is judged as the IPv4 address it carries.
  */
 export function nonPublicRange(address: string): string | undefined {
-  const range = ipaddr.process(address).range();
+  const parsed = ipaddr.process(address);
+  // IPv4-compatible IPv6 (`::/96`, deprecated by RFC 4291 but still parsed): `::127.0.0.1` and `::a9fe:a9fe`
+  // carry an IPv4 address in their low 32 bits, judged as that address, as the mapped `::ffff:` form is.
+  // `::` and `::1` are IPv6's own unspecified and loopback addresses, in ipaddr.js's table already.
+  if (parsed.kind() === 'ipv6') {
+    const parts = (parsed as ipaddr.IPv6).parts;
+    const compatible =
+      parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1);
+    if (compatible) {
+      const high = parts[6] as number;
+      const low = parts[7] as number;
+      const carried = new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+      const range = carried.range();
+      return range === 'unicast' ? undefined : range;
+    }
+  }
+  const range = parsed.range();
   return range === 'unicast' ? undefined : range;
 }
 

@@ -48,7 +48,7 @@ test('only public unicast addresses are public; IPv4 inside IPv6 is judged as IP
   const ranges = Object.fromEntries(
     ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1']
       .concat(['::ffff:127.0.0.1', '::ffff:10.0.0.1', 'fd00:ec2::254', 'fe80::1', '2002:7f00:1::1', PUBLIC])
-      .concat(['2606:4700::1111', '::ffff:8.8.8.8'])
+      .concat(['2606:4700::1111', '::ffff:8.8.8.8', '::127.0.0.1', '::a9fe:a9fe', '::10.0.0.1', '::8.8.8.8'])
       .map((address) => [address, nonPublicRange(address)]),
   );
   assert.deepEqual(ranges, {
@@ -68,6 +68,11 @@ test('only public unicast addresses are public; IPv4 inside IPv6 is judged as IP
     [PUBLIC]: undefined,
     '2606:4700::1111': undefined,
     '::ffff:8.8.8.8': undefined,
+    // IPv4-compatible (::/96): judged by the low 32 bits, as the mapped form is.
+    '::127.0.0.1': 'loopback',
+    '::a9fe:a9fe': 'linkLocal',
+    '::10.0.0.1': 'private',
+    '::8.8.8.8': undefined,
   });
 });
 
@@ -97,6 +102,8 @@ describe('targets, checked when an endpoint is made and again at every connectio
       'http://[::1]/',
       'http://169.254.169.254/latest/meta-data/',
       'http://[::ffff:10.0.0.1]/',
+      'http://[::127.0.0.1]/',
+      'http://[::a9fe:a9fe]/latest/meta-data/',
       'http://inside.test/',
       'http://mixed.test/',
     ]) {
