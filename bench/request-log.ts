@@ -114,7 +114,7 @@ async function sustain(dir: string, rate: number, seconds: number): Promise<void
     isDefault: false,
     dataDir: dir,
   });
-  const outcomes = { written: 0, dropped: 0 };
+  const outcomes = { written: 0, dropped: 0, sampled: 0, evicted: 0 };
   const requestLog = createRequestLog({
     store,
     clock: systemClock,

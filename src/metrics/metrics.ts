@@ -128,7 +128,7 @@ export function createMetrics(): Metrics {
     }),
     requestLogRows: new Counter({
       name: 'petstore_request_log_rows_total',
-      help: 'Rows of the request log: written, or dropped because its writer fell behind or failed.',
+      help: 'Rows of the request log: written; dropped (its writer fell behind or failed); sampled (a client without a credential past 10 rows a second, counted, not kept); evicted (deleted by REQUEST_LOG_MAX_MB before REQUEST_LOG_DAYS).',
       labelNames: ['outcome'] as const,
       registers,
     }),

@@ -2,6 +2,7 @@ export { INSTANCE, registerRequestLog } from './hook.js';
 export { createRequestLog, type RequestLog } from './log.js';
 export { batchOf, FIELDS, recordsOf, stringsOf, valuesOfRow } from './rows.js';
 export type {
+  Evicted,
   RequestCursor,
   RequestFilter,
   RequestLogStore,

@@ -21,6 +21,17 @@ const PRUNE_MS = 60_000;
 
 const DAY_MS = 86_400_000;
 
+/**
+ * The rows a second kept of one client address without a credential (no key, no admin token or session):
+ * a person who gets a 401 or reads the docs finds each of their requests, and a flood from one address (every
+ * 401 and 429 is a row) writes ten rows a second, not 24,000. Past it, requests are counted, not kept
+ * (`petstore_request_log_rows_total{outcome="sampled"}`). Rows of keys and admin principals are all kept.
+ */
+export const ANONYMOUS_ROWS_PER_SECOND = 10;
+
+/** How often at most the log says, in a warning line, that strangers' rows were not kept or were evicted. */
+const WARN_EVERY_MS = 60_000;
+
 export interface RequestLogOptions {
   store: RequestLogStore;
   clock: Clock;
@@ -29,8 +40,11 @@ export interface RequestLogOptions {
   days: number;
   /** The most bytes of the SQLite file (`REQUEST_LOG_MAX_MB`); PostgreSQL keeps by days alone. */
   maxBytes: number;
-  /** Told of each row written or dropped. */
-  counted?: (outcome: 'written' | 'dropped', rows: number) => void;
+  /**
+   * Told of rows by what became of them: written; dropped (the writer fell behind or failed); sampled (a
+   * stranger's past {@link ANONYMOUS_ROWS_PER_SECOND}); evicted (deleted by the size bound before their days).
+   */
+  counted?: (outcome: 'written' | 'dropped' | 'sampled' | 'evicted', rows: number) => void;
 }
 
 export interface RequestLog {
@@ -58,6 +72,27 @@ function keptFrom(now: number, days: number): number {
   return now - (now % DAY_MS) - days * DAY_MS;
 }
 
+/**
+ * Admits at most {@link ANONYMOUS_ROWS_PER_SECOND} rows of each client address in each second of the clock.
+ * Its memory is the addresses of one second, forgotten at the next.
+ */
+function anonymousBound() {
+  let second = Number.NaN;
+  const kept = new Map<string, number>();
+  return (client: string | null, at: number): boolean => {
+    const now = Math.floor(at / 1000);
+    if (now !== second) {
+      second = now;
+      kept.clear();
+    }
+    const address = client ?? '';
+    const rows = kept.get(address) ?? 0;
+    if (rows >= ANONYMOUS_ROWS_PER_SECOND) return false;
+    kept.set(address, rows + 1);
+    return true;
+  };
+}
+
 export function createRequestLog(options: RequestLogOptions): RequestLog {
   const { store, clock, logger, days, maxBytes, counted } = options;
   /** The rows waiting, in batches of at most {@link BATCH}, encoded as they came (rows.ts); the last one fills. */
@@ -71,6 +106,9 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
   let flushTimer: NodeJS.Timeout | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
   let droppedSinceWarning = 0;
+  const admitAnonymous = anonymousBound();
+  let sampledSinceWarning = 0;
+  let sampledWarnedAt = Number.NEGATIVE_INFINITY;
 
   /** Whether the last write failed: a store that is down is said once, and once again when it is back. */
   let failing = false;
@@ -119,7 +157,27 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
     return writing.then(flush);
   }
 
-  const prune = () => store.prune(keptFrom(clock.now(), days), maxBytes);
+  /**
+   * Deletes what is past keeping. Rows the size bound takes are younger than `days`: counted, and said in a
+   * warning, since the log then keeps less than the operator asked for.
+   */
+  const prune = async () => {
+    const evicted = await store.prune(keptFrom(clock.now(), days), maxBytes);
+    const rows = evicted.anonymous + evicted.identified;
+    if (rows === 0) return;
+    counted?.('evicted', rows);
+    logger.warn(
+      {
+        evicted: rows,
+        anonymous: evicted.anonymous,
+        identified: evicted.identified,
+        oldestKept: evicted.oldestKept === null ? null : new Date(evicted.oldestKept).toISOString(),
+        maxMb: Math.round(maxBytes / 1_048_576),
+        days,
+      },
+      'the request log reached REQUEST_LOG_MAX_MB and deleted rows younger than REQUEST_LOG_DAYS (strangers’ rows first): raise REQUEST_LOG_MAX_MB, or lower REQUEST_LOG_DAYS to what the size holds',
+    );
+  };
   const pruneInBackground = () => {
     prune().catch((error: unknown) =>
       logger.warn(
@@ -129,8 +187,25 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
     );
   };
 
+  /** Counts a stranger's row that was not kept; says so at most once a minute. */
+  function sampled(record: RequestRecord): void {
+    counted?.('sampled', 1);
+    sampledSinceWarning += 1;
+    if (record.at - sampledWarnedAt < WARN_EVERY_MS) return;
+    logger.warn(
+      { client: record.client, sampled: sampledSinceWarning, perSecond: ANONYMOUS_ROWS_PER_SECOND },
+      'requests without a credential past the rows a second the request log keeps of one address are counted, not kept (petstore_request_log_rows_total{outcome="sampled"})',
+    );
+    sampledWarnedAt = record.at;
+    sampledSinceWarning = 0;
+  }
+
   return {
     record(record) {
+      if (record.keyId === null && record.actor === null && !admitAnonymous(record.client, record.at)) {
+        sampled(record);
+        return;
+      }
       if (pending >= MAX_PENDING) {
         counted?.('dropped', 1);
         droppedSinceWarning += 1;

@@ -64,6 +64,19 @@ export interface RequestPage extends RequestFilter {
   before?: RequestCursor;
 }
 
+/**
+ * What a prune deleted past the kept days: rows the size bound took (on SQLite), those of callers without a
+ * credential first, and the time of the oldest row it left.
+ */
+export interface Evicted {
+  /** Rows without a key or an admin principal: strangers', refused or reading the docs. */
+  anonymous: number;
+  /** Rows of a key or an admin principal: taken only once no stranger's row was left. */
+  identified: number;
+  /** The oldest row left, in milliseconds; null for none. */
+  oldestKept: number | null;
+}
+
 /** Where the request log keeps its rows: a SQLite file of its own, or a partitioned PostgreSQL table. */
 export interface RequestLogStore {
   readonly kind: 'sqlite' | 'postgres';
@@ -73,9 +86,10 @@ export interface RequestLogStore {
   list(page: RequestPage): Promise<RequestRecord[]>;
   /**
    * Deletes what is past keeping: rows older than `before` (whole days: a partition at a time on
-   * PostgreSQL) and, on SQLite, the oldest rows past `maxBytes`.
+   * PostgreSQL) and, on SQLite, rows past `maxBytes`, the oldest of strangers' rows first; says what the size
+   * bound took (none on PostgreSQL, which keeps by days alone).
    */
-  prune(before: number, maxBytes: number): Promise<void>;
+  prune(before: number, maxBytes: number): Promise<Evicted>;
   close(): Promise<void>;
 }
 

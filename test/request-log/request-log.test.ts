@@ -33,12 +33,20 @@ interface Sent {
 
 const bearer = (credential: string) => ({ authorization: `Bearer ${credential}` });
 
-/** A row as the log keeps it, written straight to the log (its retention is the subject, not the request). */
-function logRow(requestId: string, at: number, userAgent: string | null = null): RequestRecord {
+/**
+ * A row as the log keeps it, written straight to the log (its retention is the subject, not the request): of
+ * a key, unless `keyId` is null (a stranger's, of which the log keeps ten a second from one address).
+ */
+function logRow(
+  requestId: string,
+  at: number,
+  userAgent: string | null = null,
+  keyId: string | null = 'key_rowsofatest',
+): RequestRecord {
   return {
     at,
     requestId,
-    keyId: null,
+    keyId,
     actor: null,
     client: '127.0.0.1',
     method: 'GET',
@@ -361,6 +369,45 @@ for (const backend of BACKENDS) {
       assert.ok(!everything.includes(a.key.slice(8)), 'not even its random part');
     });
 
+    test('a stranger without a key leaves ten rows a second, the rest counted; a key leaves every row', async () => {
+      // A second of its own on the fake clock: the rows of the requests before are in earlier ones.
+      clock.advance(1_000);
+      const stranger = { headers: { authorization: 'Bearer ps_live_notakeyatall', 'user-agent': 'flood' } };
+      const strangerIds: string[] = [];
+      for (let index = 0; index < 40; index += 1) {
+        const answer = await server.call('/v1/categories', stranger);
+        assert.equal(answer.status, 401);
+        strangerIds.push(answer.headers.get('x-request-id') as string);
+      }
+      const keyed: string[] = [];
+      for (let index = 0; index < 15; index += 1) {
+        const answer = await server.call('/v1/categories', { headers: bearer(a.key) });
+        keyed.push(answer.headers.get('x-request-id') as string);
+      }
+      const now = new Date(clock.now()).toISOString();
+      const second = await rows(`from=${now}&limit=200`);
+      const kept = second.filter((row) => row.keyId === null);
+      assert.deepEqual(
+        kept.map((row) => row.requestId).sort(),
+        strangerIds.slice(0, 10).sort(),
+        'the first ten of the second',
+      );
+      assert.deepEqual(ids(second.filter((row) => row.keyId === a.id)), [...keyed].sort());
+      const metrics = (await server.call('/metrics')).text;
+      const sampled = Number(
+        /^petstore_request_log_rows_total\{outcome="sampled"\} (\d+)$/m.exec(metrics)?.[1],
+      );
+      assert.ok(sampled >= 30, metrics);
+      assert.ok(
+        server.logs.some((line) => line.includes('"sampled"') && line.includes('counted, not kept')),
+        'a warning says so',
+      );
+      // The next second, the stranger is kept again.
+      clock.advance(1_000);
+      const later = await server.call('/v1/categories', stranger);
+      assert.equal((await rows(`requestId=${later.headers.get('x-request-id')}`)).length, 1);
+    });
+
     test('days past REQUEST_LOG_DAYS go whole, a partition at a time on PostgreSQL', async () => {
       const log = server.deps.requestLog as RequestLog;
       const at = (days: number) => Date.parse(START) - days * DAY_MS;
@@ -485,6 +532,57 @@ describe('the request log, turned off and bounded', () => {
       } finally {
         db.close();
       }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the request log, flooded by strangers', () => {
+  test('on SQLite, past REQUEST_LOG_MAX_MB strangers’ rows go first: a flood without a key evicts no key’s row, counted and said', async () => {
+    const server = await startTestServer({ REQUEST_LOG_MAX_MB: '1' }, { backend: SQLITE_MEMORY });
+    try {
+      const log = server.deps.requestLog as RequestLog;
+      const base = Date.parse('2026-11-28T00:00:00Z');
+      // A key's rows first (the oldest), then 8,000 strangers' rows refused with 401, from as many addresses
+      // (so that no per-address bound helps).
+      for (let index = 0; index < 300; index += 1) {
+        log.record(logRow(`key-${String(index).padStart(4, '0')}`, base + index, 'x'.repeat(200)));
+      }
+      for (let index = 0; index < 8_000; index += 1) {
+        log.record({
+          ...logRow(`stranger-${index}`, base + 1_000 + index, 'x'.repeat(200), null),
+          client: `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`,
+          status: 401,
+          errorCode: 'invalid_api_key',
+        });
+      }
+      await log.flush();
+      await log.prune();
+      const db = new Sqlite(requestLogFile(server.file), { readonly: true });
+      try {
+        const count = db.prepare('SELECT count(*) FROM requests WHERE request_id LIKE ?').pluck();
+        assert.equal(count.get('key-%'), 300, 'every key row stays');
+        const strangers = count.get('stranger-%') as number;
+        assert.ok(strangers > 0 && strangers < 8_000, `${strangers} strangers' rows kept`);
+        const oldestStranger = db
+          .prepare("SELECT min(at) FROM requests WHERE request_id LIKE 'stranger-%'")
+          .pluck()
+          .get() as number;
+        assert.equal(oldestStranger, base + 1_000 + (8_000 - strangers), 'the newest strangers stay');
+      } finally {
+        db.close();
+      }
+      const metrics = (await server.call('/metrics')).text;
+      const evicted = Number(
+        /^petstore_request_log_rows_total\{outcome="evicted"\} (\d+)$/m.exec(metrics)?.[1],
+      );
+      assert.ok(evicted > 0, metrics);
+      const warning = server.logs.find((line) => line.includes('REQUEST_LOG_MAX_MB and deleted rows'));
+      assert.ok(warning, 'a warning says the size bound took rows younger than REQUEST_LOG_DAYS');
+      const said = JSON.parse(warning) as { evicted: number; identified: number; anonymous: number };
+      assert.equal(said.identified, 0);
+      assert.equal(said.anonymous, said.evicted);
     } finally {
       await server.close();
     }

@@ -231,6 +231,8 @@ export async function postgresRequestLog(url: string): Promise<RequestLogStore> 
         await pool.query(`DROP TABLE IF EXISTS ${name}`);
         made.delete(day);
       }
+      // No size bound here: PostgreSQL keeps by days alone (docs/request-log.md).
+      return { anonymous: 0, identified: 0, oldestKept: null };
     },
     close: () => pool.end(),
   };

@@ -1,3 +1,4 @@
+import type { Evicted } from '../../request-log/index.js';
 import {
   FIELDS,
   type RequestFilter,
@@ -17,7 +18,9 @@ import type { Database } from './driver.js';
  * bound deletes by. Three indexes, each a cost of every row (bench:request-log): time, for every search
  * newest first; a key's rows by time, the key holder's and the support desk's commonest search; the request
  * id, for the id a customer quotes. A status, a route or a method is searched along the time index: one on
- * status cost a tenth more a row for a filter that usually matches many rows anyway.
+ * status cost a tenth more a row for a filter that usually matches many rows anyway. A fourth, partial index
+ * holds only the rows of callers without a credential, which the size bound deletes first: it costs nothing
+ * for a key's rows.
  */
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS requests (
@@ -43,6 +46,7 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS requests_by_at ON requests (at, request_id);
   CREATE INDEX IF NOT EXISTS requests_by_key ON requests (key_id, at);
   CREATE INDEX IF NOT EXISTS requests_by_request_id ON requests (request_id);
+  CREATE INDEX IF NOT EXISTS requests_anonymous ON requests (at) WHERE key_id IS NULL AND actor IS NULL;
 `;
 
 /** The WHERE clause of a filter and its values, in SQLite's dialect. */
@@ -105,12 +109,27 @@ export function requestRows(db: Database) {
   const deleteOldest = db.prepare(
     'DELETE FROM requests WHERE rowid IN (SELECT rowid FROM requests ORDER BY rowid LIMIT ?)',
   );
+  // The partial index's own condition, word for word, so that SQLite reads the index.
+  const deleteOldestAnonymous = db.prepare(
+    'DELETE FROM requests WHERE rowid IN (SELECT rowid FROM requests WHERE key_id IS NULL AND actor IS NULL ORDER BY at LIMIT ?)',
+  );
+  const oldest = db.prepare('SELECT min(at) FROM requests').pluck();
   // The rows there are, about: rowids only grow, and the oldest go first, so the range counts them.
   const rowRange = db.prepare('SELECT coalesce(max(rowid) - min(rowid) + 1, 0) AS rows FROM requests');
   const usedBytes = () => {
     const pages = db.pragma('page_count', { simple: true }) as number;
     const free = db.pragma('freelist_count', { simple: true }) as number;
     return (pages - free) * (db.pragma('page_size', { simple: true }) as number);
+  };
+  /** Deletes up to `due` rows of `statement`, in short statements; says how many went. */
+  const deleteUpTo = (statement: typeof deleteOldest, due: number) => {
+    let deleted = 0;
+    while (deleted < due) {
+      const { changes } = statement.run(Math.min(due - deleted, PRUNE_CHUNK));
+      if (changes === 0) break;
+      deleted += changes;
+    }
+    return deleted;
   };
   return {
     add(batch: RowBatch): void {
@@ -125,27 +144,31 @@ export function requestRows(db: Database) {
         .all(...values, page.limit) as RequestLogRow[];
       return rows.map(requestOfRow);
     },
-    prune(before: number, maxBytes: number): number {
+    prune(before: number, maxBytes: number): Evicted {
       let deleted = 0;
       for (;;) {
         const { changes } = deleteOlder.run(before);
         deleted += changes;
         if (changes < PRUNE_CHUNK) break;
       }
-      // Past the bound, the oldest rows go until a tenth of it is free again: as many as the bytes a row
-      // takes on average say, in short statements, then measured again.
+      // Past the bound, rows go until a tenth of it is free again: as many as the bytes a row takes on
+      // average say, then measured again. Strangers' rows go first, oldest first, so a flood without a key
+      // (every 401 and 429 is a row) never pushes out the rows of the keys and tokens that were served.
+      const evicted: Evicted = { anonymous: 0, identified: 0, oldestKept: null };
       for (let used = usedBytes(); used > maxBytes; used = usedBytes()) {
         const { rows } = rowRange.get() as { rows: number };
         if (rows === 0) break;
-        let due = Math.ceil(((used - maxBytes * 0.9) / used) * rows);
-        while (due > 0) {
-          const { changes } = deleteOldest.run(Math.min(due, PRUNE_CHUNK));
-          deleted += changes;
-          due = changes === 0 ? 0 : due - changes;
-        }
+        const due = Math.ceil(((used - maxBytes * 0.9) / used) * rows);
+        const anonymous = deleteUpTo(deleteOldestAnonymous, due);
+        const identified = deleteUpTo(deleteOldest, due - anonymous);
+        evicted.anonymous += anonymous;
+        evicted.identified += identified;
+        if (anonymous + identified === 0) break;
       }
+      deleted += evicted.anonymous + evicted.identified;
       if (deleted > 0) db.pragma('incremental_vacuum');
-      return deleted;
+      if (evicted.anonymous + evicted.identified > 0) evicted.oldestKept = oldest.get() as number | null;
+      return evicted;
     },
   };
 }

@@ -1,5 +1,11 @@
 import { Worker } from 'node:worker_threads';
-import type { RequestLogStore, RequestPage, RequestRecord, RowBatch } from '../../request-log/index.js';
+import type {
+  Evicted,
+  RequestLogStore,
+  RequestPage,
+  RequestRecord,
+  RowBatch,
+} from '../../request-log/index.js';
 import { createPrivateFile } from './files.js';
 
 /**
@@ -47,7 +53,7 @@ export async function sqliteRequestLog(file: string): Promise<RequestLogStore> {
       );
     },
     list: (page: RequestPage) => ask<RequestRecord[]>('list', [page]),
-    prune: (before: number, maxBytes: number) => ask<void>('prune', [before, maxBytes]),
+    prune: (before: number, maxBytes: number) => ask<Evicted>('prune', [before, maxBytes]),
     async close() {
       if (failure === undefined) await ask('close', []);
       await worker.terminate();
