@@ -23,4 +23,5 @@ export {
   type AdminTokenRecord,
   type AdminTokenRepository,
   createAdminTokenManager,
+  type PersonToken,
 } from './tokens.js';

@@ -24,7 +24,7 @@ export function peopleHandlers(deps: {
       const { id } = request.params as { id: string };
       if ((await people.find(id)) === undefined)
         throw new ApiError('not_found', `No person has the id ${id}`);
-      return reply.send({ ended: await sessions.endOfPerson(id, actor(request)) });
+      return reply.send({ ended: (await sessions.endOfPerson(id, actor(request), false)).ended });
     },
   };
 }

@@ -54,8 +54,17 @@ export interface SessionRepository {
   touch(digest: string, at: string): Promise<void>;
   /** Ends a session (the first time stands), audited; false if it had already ended or never was. */
   end(digest: string, at: string, audit: AuditEntry): Promise<boolean>;
-  /** Ends every live session of a person, audited once; how many ended. */
-  endOfPerson(personId: string, at: string, audit: AuditEntry): Promise<number>;
+  /**
+   * Ends every live session of a person, audited once, and answers how many ended. With `revoking`, in the
+   * same transaction, also revokes every live token the person made (directly or through their tokens, as
+   * `AdminTokenRepository.madeByPeople` lists them), each audited with `revoking`'s entry for it; answers them.
+   */
+  endOfPerson(
+    personId: string,
+    at: string,
+    audit: AuditEntry,
+    revoking?: (tokenId: string) => AuditEntry,
+  ): Promise<{ ended: number; revoked: AdminTokenRecord[] }>;
   /**
    * Takes the turn to ask the provider about a session's person: moves `checkedAt` from `seen` to `at`, and
    * answers false when another request (on any instance) moved it first.
@@ -134,8 +143,15 @@ export interface Sessions {
   ): Promise<{ view: SessionView; principal: AdminPrincipal; digest: string } | undefined>;
   /** Ends the session of a digest `identify` answered; false if it was not live. */
   end(digest: string, principal: AdminPrincipal): Promise<boolean>;
-  /** Ends every live session of a person, as `actor` asked; how many ended. */
-  endOfPerson(personId: string, actor: string): Promise<number>;
+  /**
+   * Ends every live session of a person, as `actor` asked, and with `revokeTokens` revokes every live token
+   * they made too, in one unit of work: how many sessions ended, and the tokens revoked.
+   */
+  endOfPerson(
+    personId: string,
+    actor: string,
+    revokeTokens: boolean,
+  ): Promise<{ ended: number; revoked: AdminTokenRecord[] }>;
 }
 
 /** The admin operations each role may call, in the document's order. */
@@ -368,15 +384,23 @@ export function createSessions(deps: {
       const at = iso(clock.now());
       return sessions.end(digest, at, audit(principal.id, at, 'session.ended'));
     },
-    endOfPerson(personId, actor) {
+    endOfPerson(personId, actor, revokeTokens) {
       const at = iso(clock.now());
-      return sessions.endOfPerson(personId, at, {
+      return sessions.endOfPerson(
+        personId,
         at,
-        actor,
-        action: 'person.sessions_ended',
-        target: personId,
-        details: {},
-      });
+        { at, actor, action: 'person.sessions_ended', target: personId, details: {} },
+        // As a token's revocation is audited, naming the person it was revoked with.
+        revokeTokens
+          ? (tokenId) => ({
+              at,
+              actor,
+              action: 'admin_token.revoked',
+              target: tokenId,
+              details: { person: personId },
+            })
+          : undefined,
+      );
     },
   };
 }

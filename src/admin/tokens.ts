@@ -15,6 +15,20 @@ export interface AdminTokenRecord {
   revokedAt: string | null;
   /** What it may do (src/contract/roles.ts); tokens made before roles are owners. */
   role: Role;
+  /**
+   * Who made it, as the audit names actors: a person (`per_…`, in their console session), a token (`adm_…`,
+   * sent or of its console session) or `cli`. Null when it was not recorded: a token an instance of 1.3 made
+   * during a rolling upgrade.
+   */
+  createdBy: Actor | null;
+}
+
+/** A live token a person made: in their console session, or with a token they made (`through`), and so on. */
+export interface PersonToken {
+  personId: string;
+  /** The token that made it, itself made by the person or through one of theirs; null when they made it. */
+  through: { id: string; name: string } | null;
+  token: AdminTokenRecord;
 }
 
 /** Where admin tokens are kept: the storage implements it. Every change is audited in its transaction. */
@@ -24,6 +38,11 @@ export interface AdminTokenRepository {
   list(): Promise<AdminTokenRecord[]>;
   /** Marks a token revoked (the first time stands); false if no token has that id. */
   revoke(id: string, at: string, audit: AuditEntry): Promise<boolean>;
+  /**
+   * The live tokens people made, oldest first: each made by a person, or by a token made by one (however
+   * deep), since whoever held a person's token could make one of their own with it and keep it.
+   */
+  madeByPeople(): Promise<PersonToken[]>;
 }
 
 /** The operator's side of admin tokens: `petstore admin-tokens`. */
@@ -61,6 +80,7 @@ export function createAdminTokenManager(deps: {
         createdAt: now(),
         revokedAt: null,
         role,
+        createdBy: actor,
       };
       await adminTokens.insert(record, {
         at: record.createdAt,

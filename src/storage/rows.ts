@@ -1,4 +1,4 @@
-import type { AdminTokenRecord, SessionRecord } from '../admin/index.js';
+import type { AdminTokenRecord, PersonToken, SessionRecord } from '../admin/index.js';
 import type { AuditEntry, AuditFilter, AuditRecord } from '../audit/index.js';
 import type { Category, Order, OrderStatus, Pet, PetStatus, Role, Scope } from '../contract/index.js';
 import type { DomainCheckResult, DomainRecord, DomainState } from '../domains/index.js';
@@ -169,6 +169,7 @@ export interface AdminTokenRow {
   created_at: string;
   revoked_at: string | null;
   role: string;
+  created_by: string | null;
 }
 
 export function toAdminTokenRecord(row: AdminTokenRow): AdminTokenRecord {
@@ -181,8 +182,67 @@ export function toAdminTokenRecord(row: AdminTokenRow): AdminTokenRecord {
     revokedAt: row.revoked_at,
     // The column's CHECK keeps it to the roles.
     role: row.role as Role,
+    createdBy: row.created_by,
   };
 }
+
+/** The columns of a new admin token, in the order both stores' inserts list them. */
+export const ADMIN_TOKEN_COLUMNS = 'id, name, prefix, digest, created_at, revoked_at, role, created_by';
+
+export function adminTokenValues(record: AdminTokenRecord) {
+  return [
+    record.id,
+    record.name,
+    record.prefix,
+    record.digest,
+    record.createdAt,
+    record.revokedAt,
+    record.role,
+    record.createdBy,
+  ];
+}
+
+/**
+ * `made`: the tokens `roots` picks, with whoever made them (`person_id`), then every token made by one of
+ * them, however deep, with the token that made it (`through`). A token is made after its maker, so the walk
+ * ends; UNION would end it anyway.
+ */
+const madeFrom = (roots: string) => `WITH RECURSIVE made (person_id, id, through) AS (
+    SELECT created_by, id, CAST(NULL AS TEXT) FROM admin_tokens WHERE ${roots}
+    UNION
+    SELECT made.person_id, admin_tokens.id, admin_tokens.created_by
+      FROM admin_tokens JOIN made ON admin_tokens.created_by = made.id
+  )`;
+
+/** The live tokens people made, directly or through their tokens, oldest first, with the name of `through`. */
+export const PEOPLE_TOKENS_SQL = `${madeFrom("substr(created_by, 1, 4) = 'per_'")}
+  SELECT made.person_id, made.through, maker.name AS through_name, admin_tokens.*
+    FROM made JOIN admin_tokens ON admin_tokens.id = made.id
+    LEFT JOIN admin_tokens AS maker ON maker.id = made.through
+    WHERE admin_tokens.revoked_at IS NULL
+    ORDER BY admin_tokens.created_at, admin_tokens.id`;
+
+/** Revokes every live token a person made, directly or through their tokens. Parameters: the person, time. */
+export const REVOKE_MADE_BY_SQL = `${madeFrom('created_by = $1')}
+  UPDATE admin_tokens SET revoked_at = $2
+    WHERE revoked_at IS NULL AND id IN (SELECT id FROM made)
+    RETURNING *`;
+
+export interface PersonTokenRow extends AdminTokenRow {
+  person_id: string;
+  through: string | null;
+  through_name: string | null;
+}
+
+export const toPersonToken = (row: PersonTokenRow): PersonToken => ({
+  personId: row.person_id,
+  through: row.through === null ? null : { id: row.through, name: row.through_name ?? row.through },
+  token: toAdminTokenRecord(row),
+});
+
+/** Tokens as a change returned them (`RETURNING`, in no order), oldest first as every list is. */
+export const oldestFirst = (records: AdminTokenRecord[]): AdminTokenRecord[] =>
+  records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 
 export interface SessionRow {
   digest: string;

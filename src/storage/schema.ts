@@ -26,6 +26,8 @@ export const OLDEST_RELEASE_SERVING: Readonly<Record<number, string>> = {
   13: '1.0.0',
   // Served by 1.3.0: its sessions name a token, which a person's session has none of, so it refuses those.
   14: '1.0.0',
+  // Served by 1.3.0: it names the columns it writes, so a token its command line makes has no maker (null).
+  15: '1.0.0',
 };
 
 /** The newest schema version this release knows. */

@@ -86,6 +86,8 @@ describe('petstore backup and restore (SQLite)', () => {
 
   test('a backup taken during a create load holds every create acknowledged before it began', async () => {
     key = await createUnlimitedKey(env);
+    const token = await runCli(['admin-tokens', 'create', '--name', 'before the backup'], env);
+    assert.equal(token.code, 0, token.stderr);
     const server = await spawnServer(env);
     try {
       const acknowledged: { id: number; at: number }[] = [];
@@ -166,6 +168,16 @@ describe('petstore backup and restore (SQLite)', () => {
     );
     assert.equal(existsSync(`${database}-wal`), false, 'the old -wal is gone');
     assert.deepEqual(leftovers(path.dirname(database), ['petstore.db']), []);
+    const restored = new Sqlite(database, { readonly: true });
+    try {
+      const maker = restored
+        .prepare<[], string | null>("SELECT created_by FROM admin_tokens WHERE name = 'before the backup'")
+        .pluck()
+        .get();
+      assert.equal(maker, 'cli', 'who made each admin token comes with the backup');
+    } finally {
+      restored.close();
+    }
     const server = await spawnServer(env);
     try {
       const list = await request(`${server.url}/v1/categories`, {

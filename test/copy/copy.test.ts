@@ -47,6 +47,16 @@ async function postgresCounts(url: string): Promise<Record<string, number>> {
   }
 }
 
+/** A query's rows on a SQLite file (a test server's `query` reads its own file, not a DATABASE_URL's). */
+function sqliteRows<T>(file: string, sql: string): T[] {
+  const db = new Sqlite(file, { readonly: true });
+  try {
+    return db.prepare(sql).all() as T[];
+  } finally {
+    db.close();
+  }
+}
+
 const json = { 'content-type': 'application/json' };
 
 /** The reads whose answers must not change with the move, body and ETag, byte for byte. */
@@ -85,6 +95,9 @@ describe('petstore copy', () => {
   let sessionSecret = '';
   let highestCategory = 0;
   let idempotentBody = '';
+  /** Who made each admin token, as the source kept it: the CLI, and the token that made another. */
+  let makers: { id: string; created_by: string | null }[] = [];
+  const MAKERS = 'SELECT id, created_by FROM admin_tokens ORDER BY id';
   let postgres: { url: string; drop: () => Promise<void> };
 
   before(async () => {
@@ -92,6 +105,16 @@ describe('petstore copy', () => {
     const source = await startTestServer({ DATABASE_URL: sqliteUrl });
     try {
       admin = (await source.createAdminToken('ops')).token;
+      const byToken = await source.admin(admin, '/admin-tokens', {
+        method: 'POST',
+        json: { name: 'made by ops', role: 'viewer' },
+      });
+      assert.equal(byToken.status, 201, byToken.text);
+      makers = sqliteRows<{ id: string; created_by: string | null }>(sqliteFile, MAKERS);
+      assert.deepEqual(
+        makers.map((row) => row.created_by).sort(),
+        ['cli', makers.find((row) => row.created_by === 'cli')?.id].sort(),
+      );
       keys.push({ id: '', key: source.key });
       for (const plan of ['free', 'business']) {
         const created = await source.admin(admin, '/keys', { method: 'POST', json: { plan, name: plan } });
@@ -272,6 +295,7 @@ describe('petstore copy', () => {
       const audit = await (servers[0] as TestServer).admin(admin, '/audit');
       assert.equal(audit.status, 200);
       assert.match(audit.text, /key\.rotated/);
+      assert.deepEqual(await (servers[0] as TestServer).query(MAKERS), makers, 'who made each admin token');
     });
 
     test('an idempotent create replays its first answer, and new creates get ids above the copied ones', async () => {
@@ -322,6 +346,7 @@ describe('petstore copy', () => {
         headers: { authorization: `Bearer ${rotated.old}` },
       });
       assert.equal(old.status, 200);
+      assert.deepEqual(sqliteRows(back, MAKERS), makers, 'who made each admin token');
     } finally {
       await server.close();
     }

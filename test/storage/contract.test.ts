@@ -478,6 +478,7 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
         createdAt: new Date().toISOString(),
         revokedAt: null,
         role: 'support' as const,
+        createdBy: 'cli',
       };
       await storage.adminTokens.insert(token, audited('admin_token.created', token.id));
       assert.ok((await storage.apiKeys.version()) > version);
@@ -513,6 +514,163 @@ for (const [kind, fresh] of Object.entries(BACKENDS)) {
         (event) => event.action,
       );
       assert.deepEqual(actions, ['admin_token.created', 'admin_token.revoked']);
+    });
+
+    test('admin tokens say who made them; a person’s, through their tokens too, are listed and revoked with their sessions in one unit, each audited', async () => {
+      const at = '2026-12-01T10:00:00.000Z';
+      const person = await storage.people.signIn(
+        {
+          issuer: 'https://idp.test',
+          subject: 'leaver',
+          email: 'leaver@example.com',
+          name: 'Lee',
+          role: 'owner',
+        },
+        at,
+        'per_leaver000001',
+      );
+      const stayer = await storage.people.signIn(
+        { issuer: 'https://idp.test', subject: 'stayer', email: null, name: null, role: 'owner' },
+        at,
+        'per_stayer000001',
+      );
+      const token = (id: string, createdBy: string | null, minute: number) => ({
+        id,
+        name: `made ${id}`,
+        prefix: 'ps_admin_abcd',
+        digest: `digest-${id}`,
+        createdAt: `2026-12-01T10:${String(minute).padStart(2, '0')}:00.000Z`,
+        revokedAt: null,
+        role: 'admin' as const,
+        createdBy,
+      });
+      // Lee made one in their session, and with it another, which made a third; the one Lee's made and then
+      // revoked still made a fourth. The CLI's, the stayer's and an unattributed one are not Lee's.
+      const tokens = [
+        token('adm_leaver1', person.id, 1),
+        token('adm_leaver2', 'adm_leaver1', 2),
+        token('adm_leaver3', 'adm_leaver2', 3),
+        token('adm_leaverR', person.id, 4),
+        token('adm_leaver4', 'adm_leaverR', 5),
+        token('adm_stayer1', stayer.id, 6),
+        token('adm_bycli01', 'cli', 7),
+        token('adm_unknown', null, 8),
+      ];
+      for (const each of tokens)
+        await storage.adminTokens.insert(each, audited('admin_token.created', each.id));
+      await storage.adminTokens.revoke('adm_leaverR', at, audited('admin_token.revoked', 'adm_leaverR'));
+      const listed = await storage.adminTokens.list();
+      for (const each of tokens.filter((made) => made.id !== 'adm_leaverR'))
+        assert.deepEqual(
+          listed.find((record) => record.id === each.id),
+          each,
+          'who made it round-trips',
+        );
+
+      const made = (await storage.adminTokens.madeByPeople()).filter((each) => each.personId === person.id);
+      assert.deepEqual(
+        made.map((each) => [each.token.id, each.through]),
+        [
+          ['adm_leaver1', null],
+          ['adm_leaver2', { id: 'adm_leaver1', name: 'made adm_leaver1' }],
+          ['adm_leaver3', { id: 'adm_leaver2', name: 'made adm_leaver2' }],
+          ['adm_leaver4', { id: 'adm_leaverR', name: 'made adm_leaverR' }],
+        ],
+      );
+      assert.deepEqual(
+        (await storage.adminTokens.madeByPeople())
+          .filter((each) => each.personId === stayer.id)
+          .map((each) => each.token.id),
+        ['adm_stayer1'],
+      );
+
+      const session = (digest: string, personId: string) => ({
+        digest,
+        tokenId: null,
+        personId,
+        role: 'owner' as const,
+        refreshToken: null,
+        checkedAt: at,
+        createdAt: at,
+        lastSeenAt: at,
+        expiresAt: '2099-01-01T00:00:00.000Z',
+        endedAt: null,
+      });
+      await storage.sessions.insert(
+        session('digest-leaver', person.id),
+        audited('session.started', person.id),
+      );
+      await storage.sessions.insert(
+        session('digest-stayer', stayer.id),
+        audited('session.started', stayer.id),
+      );
+
+      // Without revoking: the sessions end, every token stays.
+      const version = await storage.apiKeys.version();
+      const plain = await storage.sessions.endOfPerson(
+        person.id,
+        at,
+        audited('person.sessions_ended', person.id),
+      );
+      assert.deepEqual(plain, { ended: 1, revoked: [] });
+      assert.equal((await storage.apiKeys.version()) > version, false, 'no token changed');
+      assert.equal((await storage.adminTokens.madeByPeople()).length, 5);
+
+      // With revoking: every live one of Lee's, in one unit with the sessions (none left now), each audited.
+      const revokedAt = '2026-12-01T11:00:00.000Z';
+      const revoking = await storage.sessions.endOfPerson(
+        person.id,
+        revokedAt,
+        audited('person.sessions_ended', person.id),
+        (id) => ({ ...audited('admin_token.revoked', id), details: { person: person.id } }),
+      );
+      assert.equal(revoking.ended, 0);
+      assert.deepEqual(
+        revoking.revoked.map((record) => [record.id, record.revokedAt, record.createdBy]),
+        [
+          ['adm_leaver1', revokedAt, person.id],
+          ['adm_leaver2', revokedAt, 'adm_leaver1'],
+          ['adm_leaver3', revokedAt, 'adm_leaver2'],
+          ['adm_leaver4', revokedAt, 'adm_leaverR'],
+        ],
+      );
+      assert.ok((await storage.apiKeys.version()) > version, 'the version follows, for every instance');
+      const live = (await storage.adminTokens.list()).filter((record) => record.revokedAt === null);
+      assert.deepEqual(
+        live.map((record) => record.id).filter((id) => id.startsWith('adm_leaver')),
+        [],
+      );
+      assert.deepEqual(
+        (await storage.adminTokens.madeByPeople()).map((each) => each.token.id),
+        ['adm_stayer1'],
+      );
+      const events = await storage.audit.list({ after: 0, limit: 1000, order: 'desc' });
+      const revocations = events.filter(
+        (event) => event.action === 'admin_token.revoked' && event.target.startsWith('adm_leaver'),
+      );
+      assert.deepEqual(
+        revocations.map((event) => [event.target, event.details]).sort(),
+        ['adm_leaver1', 'adm_leaver2', 'adm_leaver3', 'adm_leaver4', 'adm_leaverR']
+          .map((id) => [id, id === 'adm_leaverR' ? { test: true } : { person: person.id }])
+          .sort(),
+      );
+      const ending = events.find(
+        (event) => event.action === 'person.sessions_ended' && event.target === person.id,
+      );
+      assert.deepEqual(ending?.details, {
+        test: true,
+        ended: 0,
+        revokedTokens: ['adm_leaver1', 'adm_leaver2', 'adm_leaver3', 'adm_leaver4'],
+      });
+      // Again: nothing left to revoke.
+      const again = await storage.sessions.endOfPerson(
+        person.id,
+        revokedAt,
+        audited('person.sessions_ended', person.id),
+        (id) => audited('admin_token.revoked', id),
+      );
+      assert.deepEqual(again, { ended: 0, revoked: [] });
+      assert.equal((await storage.sessions.find('digest-stayer'))?.endedAt, null, 'the stayer’s goes on');
     });
 
     test('the audit record is append-only: the database itself refuses to change or delete it', async () => {

@@ -92,8 +92,9 @@ describe('a SQLite file’s schema objects against those this release’s migrat
     exec(
       loose,
       `CREATE TABLE t (id TEXT PRIMARY KEY, name TEXT NOT NULL, prefix TEXT NOT NULL, digest TEXT NOT NULL UNIQUE,
-         created_at TEXT NOT NULL, revoked_at TEXT, role TEXT NOT NULL DEFAULT 'owner') STRICT;
-       INSERT INTO t SELECT * FROM admin_tokens; DROP TABLE admin_tokens; ALTER TABLE t RENAME TO admin_tokens;`,
+         created_at TEXT NOT NULL, revoked_at TEXT, role TEXT NOT NULL DEFAULT 'owner', created_by TEXT) STRICT;
+       INSERT INTO t SELECT * FROM admin_tokens; DROP TABLE admin_tokens; ALTER TABLE t RENAME TO admin_tokens;
+       CREATE INDEX admin_tokens_by_creator ON admin_tokens (created_by);`,
     );
     assert.deepEqual(differencesOf(loose, SCHEMA_VERSION), [
       'the table "admin_tokens" differs from this release\'s',

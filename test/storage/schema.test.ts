@@ -34,6 +34,10 @@ interface Made {
   env: Record<string, string>;
   /** Adds a schema version this release does not know, which needs `oldestRelease` to be served. */
   addFutureVersion(version: number, oldestRelease: string): Promise<void>;
+  /** Runs statements (no parameters) on the database, as it is. */
+  run(sql: string): Promise<void>;
+  /** A query's rows. */
+  rows<T>(sql: string): Promise<T[]>;
   drop(): Promise<void>;
 }
 
@@ -55,6 +59,19 @@ const BACKENDS: { name: string; make: (version: number) => Promise<Made> }[] = [
           ).run(future, oldestRelease);
           db.close();
         },
+        async run(sql) {
+          const db = new Sqlite(file);
+          db.exec(sql);
+          db.close();
+        },
+        async rows<T>(sql: string) {
+          const db = new Sqlite(file, { readonly: true });
+          try {
+            return db.prepare(sql).all() as T[];
+          } finally {
+            db.close();
+          }
+        },
         drop: async () => remove(),
       };
     },
@@ -73,6 +90,12 @@ const BACKENDS: { name: string; make: (version: number) => Promise<Made> }[] = [
             "INSERT INTO schema_migrations (version, name, oldest_release) VALUES ($1, 'future', $2)",
             [future, oldestRelease],
           );
+        },
+        async run(sql) {
+          await client.query(sql);
+        },
+        async rows<T>(sql: string) {
+          return (await client.query(sql)).rows as T[];
         },
         async drop() {
           await client.end();
@@ -168,5 +191,48 @@ for (const backend of BACKENDS) {
         );
       }
     });
+  });
+}
+
+for (const backend of BACKENDS) {
+  test(`schema 15 fills who made each admin token from the audit; one the audit does not name stays null (${backend.name})`, async (t) => {
+    const made = await backend.make(14);
+    t.after(() => made.drop());
+    const token = (id: string) =>
+      `INSERT INTO admin_tokens (id, name, prefix, digest, created_at, revoked_at, role)
+        VALUES ('${id}', '${id}', 'ps_admin_abcd', 'digest-${id}', '2026-11-01T00:00:00.000Z', NULL, 'owner');`;
+    const created = (actor: string, target: string) =>
+      `INSERT INTO audit_events (at, actor, action, target, details)
+        VALUES ('2026-11-01T00:00:00.000Z', '${actor}', 'admin_token.created', '${target}', '{}');`;
+    const other = (actor: string, target: string) =>
+      `INSERT INTO audit_events (at, actor, action, target, details)
+        VALUES ('2026-11-02T00:00:00.000Z', '${actor}', 'admin_token.revoked', '${target}', '{}');`;
+    await made.run(
+      [
+        token('adm_bycli00000'),
+        created('cli', 'adm_bycli00000'),
+        token('adm_bytoken000'),
+        created('adm_bycli00000', 'adm_bytoken000'),
+        // Revoked by someone else later: only its creation names its maker.
+        other('adm_bytoken000', 'adm_bytoken000'),
+        token('adm_byperson00'),
+        created('per_7Hq2Lm9xKc3a', 'adm_byperson00'),
+        token('adm_noentry000'),
+      ].join('\n'),
+    );
+    const migrated = await runCli(['migrate'], made.env);
+    assert.equal(migrated.code, 0, migrated.stderr);
+    const rows = await made.rows<{ id: string; created_by: string | null }>(
+      'SELECT id, created_by FROM admin_tokens ORDER BY id',
+    );
+    assert.deepEqual(
+      rows.map((row) => [row.id, row.created_by]),
+      [
+        ['adm_bycli00000', 'cli'],
+        ['adm_byperson00', 'per_7Hq2Lm9xKc3a'],
+        ['adm_bytoken000', 'adm_bycli00000'],
+        ['adm_noentry000', null],
+      ],
+    );
   });
 }

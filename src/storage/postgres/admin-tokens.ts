@@ -1,7 +1,15 @@
 import type pg from 'pg';
 import type { AdminTokenRepository } from '../../admin/index.js';
 import type { AuditEntry } from '../../audit/index.js';
-import { type AdminTokenRow, toAdminTokenRecord } from '../rows.js';
+import {
+  ADMIN_TOKEN_COLUMNS,
+  type AdminTokenRow,
+  adminTokenValues,
+  PEOPLE_TOKENS_SQL,
+  type PersonTokenRow,
+  toAdminTokenRecord,
+  toPersonToken,
+} from '../rows.js';
 import { type Queryable, transaction } from './transaction.js';
 
 const BUMP = 'UPDATE api_keys_version SET version = version + 1 WHERE id = 1';
@@ -15,16 +23,8 @@ export function postgresAdminTokens(
     async insert(record, entry) {
       await transaction(pool, async (client) => {
         await client.query(
-          'INSERT INTO admin_tokens (id, name, prefix, digest, created_at, revoked_at, role) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-          [
-            record.id,
-            record.name,
-            record.prefix,
-            record.digest,
-            record.createdAt,
-            record.revokedAt,
-            record.role,
-          ],
+          `INSERT INTO admin_tokens (${ADMIN_TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          adminTokenValues(record),
         );
         await client.query(BUMP);
         await audit.append(client, entry);
@@ -48,6 +48,10 @@ export function postgresAdminTokens(
       if (revoked) return true;
       const { rowCount } = await pool.query('SELECT 1 FROM admin_tokens WHERE id = $1', [id]);
       return (rowCount ?? 0) > 0;
+    },
+    async madeByPeople() {
+      const { rows } = await pool.query<PersonTokenRow>(PEOPLE_TOKENS_SQL);
+      return rows.map(toPersonToken);
     },
   };
 }

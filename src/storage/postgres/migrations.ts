@@ -315,6 +315,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX admin_sessions_by_person ON admin_sessions (person_id);
     `,
   },
+  {
+    version: 15,
+    name: 'who made each admin token: a person, a token or the command line; those made before, from the audit',
+    // The actor of the token's `admin_token.created` entry, which every release since admin tokens came
+    // (schema 8, with the audit) has appended in the token's own transaction, and which nobody can change
+    // or delete: the backfill is exact. Null only for a token an instance of 1.3 makes during a rolling
+    // upgrade (it names the columns it writes; its only way to make one is its command line).
+    sql: `
+      ALTER TABLE admin_tokens ADD COLUMN created_by TEXT;
+      UPDATE admin_tokens SET created_by = (
+        SELECT actor FROM audit_events
+        WHERE action = 'admin_token.created' AND target = admin_tokens.id
+        ORDER BY id LIMIT 1
+      );
+      CREATE INDEX admin_tokens_by_creator ON admin_tokens (created_by);
+    `,
+  },
 ];
 
 /** The schema of a database (version 0 when it has none). */

@@ -1,7 +1,16 @@
 import type pg from 'pg';
 import type { SessionRepository } from '../../admin/index.js';
 import type { AuditEntry } from '../../audit/index.js';
-import { SESSION_COLUMNS, type SessionRow, sessionValues, toSessionRecord } from '../rows.js';
+import {
+  type AdminTokenRow,
+  oldestFirst,
+  REVOKE_MADE_BY_SQL,
+  SESSION_COLUMNS,
+  type SessionRow,
+  sessionValues,
+  toAdminTokenRecord,
+  toSessionRecord,
+} from '../rows.js';
 import { type Queryable, transaction } from './transaction.js';
 
 /** Console sessions in PostgreSQL, so that every instance accepts them; start and end audited in their transaction. */
@@ -42,15 +51,28 @@ export function postgresSessions(
         return true;
       });
     },
-    endOfPerson(personId, at, entry) {
+    endOfPerson(personId, at, entry, revoking) {
       return transaction(pool, async (client) => {
         const { rowCount } = await client.query(
           'UPDATE admin_sessions SET ended_at = $1 WHERE person_id = $2 AND ended_at IS NULL',
           [at, personId],
         );
         const ended = rowCount ?? 0;
-        await audit.append(client, { ...entry, details: { ...entry.details, ended } });
-        return ended;
+        const revoked =
+          revoking === undefined
+            ? []
+            : oldestFirst(
+                (await client.query<AdminTokenRow>(REVOKE_MADE_BY_SQL, [personId, at])).rows.map(
+                  toAdminTokenRecord,
+                ),
+              );
+        const listed = revoking === undefined ? {} : { revokedTokens: revoked.map((token) => token.id) };
+        await audit.append(client, { ...entry, details: { ...entry.details, ended, ...listed } });
+        if (revoking !== undefined && revoked.length > 0) {
+          await client.query('UPDATE api_keys_version SET version = version + 1 WHERE id = 1');
+          for (const token of revoked) await audit.append(client, revoking(token.id));
+        }
+        return { ended, revoked };
       });
     },
     async claimCheck(digest, seen, at) {

@@ -1,7 +1,15 @@
 import type { AdminTokenRepository } from '../../admin/index.js';
 import type { AuditEntry } from '../../audit/index.js';
-import { type AdminTokenRow, toAdminTokenRecord } from '../rows.js';
-import type { Database, Statement } from './driver.js';
+import {
+  ADMIN_TOKEN_COLUMNS,
+  type AdminTokenRow,
+  adminTokenValues,
+  PEOPLE_TOKENS_SQL,
+  type PersonTokenRow,
+  toAdminTokenRecord,
+  toPersonToken,
+} from '../rows.js';
+import { type Database, preparedAtFirstUse } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** Admin tokens in SQLite; every change bumps the credentials' version and is audited in its own write. */
@@ -10,14 +18,12 @@ export function sqliteAdminTokens(
   writes: WriteQueue,
   audit: { append(entry: AuditEntry): void },
 ): AdminTokenRepository {
-  // Prepared at first use: a database a schema behind (`migrate --check`) opens without the role column.
-  let insert: Statement | undefined;
-  const inserting = () => {
-    insert ??= db.prepare(
-      'INSERT INTO admin_tokens (id, name, prefix, digest, created_at, revoked_at, role) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    return insert;
-  };
+  // Prepared at first use: a database a schema behind (`migrate --check`) opens without the newer columns.
+  const insert = preparedAtFirstUse(
+    db,
+    `INSERT INTO admin_tokens (${ADMIN_TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const madeByPeople = preparedAtFirstUse<[], PersonTokenRow>(db, PEOPLE_TOKENS_SQL);
   const select = db.prepare<[], AdminTokenRow>('SELECT * FROM admin_tokens ORDER BY created_at, id');
   const revoke = db.prepare<[string, string]>(
     'UPDATE admin_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
@@ -27,15 +33,7 @@ export function sqliteAdminTokens(
   return {
     async insert(record, entry) {
       await writes.run(() => {
-        inserting().run(
-          record.id,
-          record.name,
-          record.prefix,
-          record.digest,
-          record.createdAt,
-          record.revokedAt,
-          record.role,
-        );
+        insert().run(...adminTokenValues(record));
         bump.run();
         audit.append(entry);
       });
@@ -52,6 +50,9 @@ export function sqliteAdminTokens(
         }
         return exists.get(id) !== undefined;
       });
+    },
+    async madeByPeople() {
+      return madeByPeople().all().map(toPersonToken);
     },
   };
 }

@@ -1,6 +1,15 @@
 import type { SessionRepository } from '../../admin/index.js';
 import type { AuditEntry } from '../../audit/index.js';
-import { SESSION_COLUMNS, type SessionRow, sessionValues, toSessionRecord } from '../rows.js';
+import {
+  type AdminTokenRow,
+  oldestFirst,
+  REVOKE_MADE_BY_SQL,
+  SESSION_COLUMNS,
+  type SessionRow,
+  sessionValues,
+  toAdminTokenRecord,
+  toSessionRecord,
+} from '../rows.js';
 import { type Database, preparedAtFirstUse } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -34,6 +43,11 @@ export function sqliteSessions(
     db,
     'UPDATE admin_sessions SET refresh_token = ? WHERE digest = ?',
   );
+  const revokeMadeBy = preparedAtFirstUse<[string, string], AdminTokenRow>(
+    db,
+    REVOKE_MADE_BY_SQL.replace(/\$\d+/g, '?'),
+  );
+  const bump = db.prepare('UPDATE api_keys_version SET version = version + 1 WHERE id = 1');
   const prune = db.prepare<[string, string]>(
     'DELETE FROM admin_sessions WHERE ended_at < ? OR expires_at < ?',
   );
@@ -58,11 +72,18 @@ export function sqliteSessions(
         return true;
       });
     },
-    endOfPerson(personId, at, entry) {
+    endOfPerson(personId, at, entry, revoking) {
       return writes.run(() => {
         const ended = endOfPerson().run(at, personId).changes;
-        audit.append({ ...entry, details: { ...entry.details, ended } });
-        return ended;
+        const revoked =
+          revoking === undefined ? [] : oldestFirst(revokeMadeBy().all(personId, at).map(toAdminTokenRecord));
+        const listed = revoking === undefined ? {} : { revokedTokens: revoked.map((token) => token.id) };
+        audit.append({ ...entry, details: { ...entry.details, ended, ...listed } });
+        if (revoking !== undefined && revoked.length > 0) {
+          bump.run();
+          for (const token of revoked) audit.append(revoking(token.id));
+        }
+        return { ended, revoked };
       });
     },
     claimCheck(digest, seen, at) {
