@@ -23,5 +23,8 @@ export {
   type AdminTokenRecord,
   type AdminTokenRepository,
   createAdminTokenManager,
+  makerNames,
   type PersonToken,
+  type TokenMaker,
+  tokenMaker,
 } from './tokens.js';

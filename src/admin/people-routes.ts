@@ -1,30 +1,63 @@
-import type { AdminOperationId } from '../contract/index.js';
+import type {
+  AdminOperationId,
+  PersonSessionsEnd,
+  PersonSessionsEndedView,
+  PersonView,
+} from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 import type { OperationHandler } from '../http/index.js';
 import type { PeopleRepository } from '../people/index.js';
+import type { AdminAuthenticator } from './authenticator.js';
 import { SESSION_IDLE_MS, type Sessions } from './sessions.js';
+import type { AdminTokenRecord, AdminTokenRepository, PersonToken } from './tokens.js';
 
 type PeopleOperation = 'listPeople' | 'endPersonSessions';
 
-/** The handlers of the People operations: who signed in with OpenID Connect, and ending their sessions. */
+/** A token as the People operations show it: what it is, never its digest or prefix. */
+const tokenSummary = ({ id, name, role, createdAt }: AdminTokenRecord) => ({ id, name, role, createdAt });
+
+/**
+ * The handlers of the People operations: who signed in with OpenID Connect and the tokens they made, and
+ * ending their sessions (revoking those tokens too, when asked).
+ */
 export function peopleHandlers(deps: {
   people: PeopleRepository;
   sessions: Sessions;
+  adminTokens: Pick<AdminTokenRepository, 'madeByPeople'>;
+  /** Reread after a revocation, so that this instance refuses the tokens at once. */
+  authenticator: Pick<AdminAuthenticator, 'refresh'>;
   actor: (request: { admin: { id: string } | null }) => string;
   now: () => number;
 }): Record<PeopleOperation & AdminOperationId, OperationHandler> {
-  const { people, sessions, actor, now } = deps;
+  const { people, sessions, adminTokens, authenticator, actor, now } = deps;
   return {
     async listPeople(_request, reply) {
       const at = now();
       const iso = (ms: number) => new Date(ms).toISOString();
-      return reply.send(await people.list(iso(at), iso(at - SESSION_IDLE_MS)));
+      const [everyone, made] = await Promise.all([
+        people.list(iso(at), iso(at - SESSION_IDLE_MS)),
+        adminTokens.madeByPeople(),
+      ]);
+      const tokensOf = new Map<string, PersonToken[]>();
+      for (const each of made) tokensOf.set(each.personId, [...(tokensOf.get(each.personId) ?? []), each]);
+      const view: PersonView[] = everyone.map((person) => ({
+        ...person,
+        tokens: (tokensOf.get(person.id) ?? []).map(({ token, through }) => ({
+          ...tokenSummary(token),
+          through,
+        })),
+      }));
+      return reply.send(view);
     },
     async endPersonSessions(request, reply) {
       const { id } = request.params as { id: string };
+      const revokeTokens = (request.body as PersonSessionsEnd | null | undefined)?.revokeTokens === true;
       if ((await people.find(id)) === undefined)
         throw new ApiError('not_found', `No person has the id ${id}`);
-      return reply.send({ ended: (await sessions.endOfPerson(id, actor(request), false)).ended });
+      const { ended, revoked } = await sessions.endOfPerson(id, actor(request), revokeTokens);
+      if (revoked.length > 0) await authenticator.refresh();
+      const answer: PersonSessionsEndedView = { ended, revokedTokens: revoked.map(tokenSummary) };
+      return reply.send(answer);
     },
   };
 }

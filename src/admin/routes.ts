@@ -113,8 +113,8 @@ export function createAdminHandlers(deps: {
   rateLimit: RateLimitPolicy;
   /** To check the token a sign-in sends in its body. */
   tokens: AdminAuthenticator;
-  /** Every admin token, revoked ones too: the audit names its actors. */
-  adminTokens: Pick<AdminTokenRepository, 'list'>;
+  /** Every admin token, revoked ones too: the audit names its actors; the People page lists people's. */
+  adminTokens: Pick<AdminTokenRepository, 'list' | 'madeByPeople'>;
   /** Everyone who signed in with OpenID Connect: the audit names them too. */
   people: PeopleRepository;
   /** Whether an admin token may start a console session (`CONSOLE_TOKEN_SIGNIN`). */
@@ -185,8 +185,15 @@ export function createAdminHandlers(deps: {
 
   return {
     ...webhookHandlers({ webhooks, actor }),
-    ...tokenHandlers({ manager: tokenManager, authenticator: tokens, actor }),
-    ...peopleHandlers({ people, sessions, actor, now: clock.now }),
+    ...tokenHandlers({ manager: tokenManager, authenticator: tokens, people, actor }),
+    ...peopleHandlers({
+      people,
+      sessions,
+      adminTokens,
+      authenticator: tokens,
+      actor,
+      now: clock.now,
+    }),
     async createApiKey(request, reply) {
       const body = request.body as NewApiKey;
       const limits = limitsOf(body);

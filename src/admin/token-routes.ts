@@ -3,14 +3,18 @@ import { roleAllows } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 import type { OperationHandler } from '../http/index.js';
 import { KeyInputError } from '../keys/index.js';
+import type { PeopleRepository } from '../people/index.js';
 import type { AdminAuthenticator } from './authenticator.js';
 import { insufficientRole, roleOf } from './roles.js';
-import type { AdminTokenManager, AdminTokenRecord } from './tokens.js';
+import { type AdminTokenManager, type AdminTokenRecord, makerNames, tokenMaker } from './tokens.js';
 
 type TokenOperation = 'listAdminTokens' | 'createAdminToken' | 'revokeAdminToken';
 
-/** A token as the admin API shows it: never its digest. */
-const tokenView = ({ digest: _digest, ...shown }: AdminTokenRecord): AdminTokenView => shown;
+/** A token as the admin API shows it: never its digest; who made it, named from `names`. */
+const tokenView = (
+  { digest: _digest, createdBy, ...shown }: AdminTokenRecord,
+  names: ReadonlyMap<string, string>,
+): AdminTokenView => ({ ...shown, createdBy: tokenMaker(createdBy, names) });
 
 const noToken = (id: string) => new ApiError('not_found', `No admin token has the id ${id}`);
 
@@ -22,12 +26,20 @@ const noToken = (id: string) => new ApiError('not_found', `No admin token has th
 export function tokenHandlers(deps: {
   manager: AdminTokenManager;
   authenticator: AdminAuthenticator;
+  /** Everyone who signed in with OpenID Connect: a token's maker may be one of them. */
+  people: Pick<PeopleRepository, 'all'>;
   actor: (request: { admin: { id: string } | null }) => string;
 }): Record<TokenOperation & AdminOperationId, OperationHandler> {
-  const { manager, authenticator, actor } = deps;
+  const { manager, authenticator, people, actor } = deps;
+  /** Every token, and the names of their makers. */
+  async function everyToken() {
+    const [tokens, everyone] = await Promise.all([manager.list(), people.all()]);
+    return { tokens, names: makerNames(tokens, everyone) };
+  }
   return {
     async listAdminTokens(_request, reply) {
-      return reply.send((await manager.list()).map(tokenView));
+      const { tokens, names } = await everyToken();
+      return reply.send(tokens.map((token) => tokenView(token, names)));
     },
     async createAdminToken(request, reply) {
       const body = request.body as NewAdminToken;
@@ -43,15 +55,18 @@ export function tokenHandlers(deps: {
         throw error;
       }
       await authenticator.refresh();
-      return reply.code(201).send({ ...tokenView(made.record), token: made.token });
+      // Its maker is whoever asked: their name is the principal's.
+      const names = new Map(request.admin === null ? [] : [[request.admin.id, request.admin.name]]);
+      return reply.code(201).send({ ...tokenView(made.record, names), token: made.token });
     },
     async revokeAdminToken(request, reply) {
       const { id } = request.params as { id: string };
       if (!(await manager.revoke(id, actor(request)))) throw noToken(id);
       await authenticator.refresh();
-      const record = (await manager.list()).find((token) => token.id === id);
+      const { tokens, names } = await everyToken();
+      const record = tokens.find((token) => token.id === id);
       if (record === undefined) throw noToken(id);
-      return reply.send(tokenView(record));
+      return reply.send(tokenView(record, names));
     },
   };
 }

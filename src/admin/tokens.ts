@@ -1,7 +1,8 @@
-import { type Actor, type AuditEntry, CLI_ACTOR } from '../audit/index.js';
+import { type Actor, type AuditEntry, actorKindOf, CLI_ACTOR } from '../audit/index.js';
 import { type Clock, systemClock } from '../clock/index.js';
-import type { Role } from '../contract/index.js';
+import { type AdminTokenView, personName, type Role } from '../contract/index.js';
 import { adminTokenPrefix, checkName, generateAdminToken, keyDigest, randomBase62 } from '../keys/index.js';
+import type { PersonRecord } from '../people/index.js';
 
 /** An admin token as stored: only the SHA-256 digest of the token is kept. */
 export interface AdminTokenRecord {
@@ -101,4 +102,27 @@ export function createAdminTokenManager(deps: {
         details: {},
       }),
   };
+}
+
+/** Who made a token, as its views say it (the admin API's `createdBy`, `petstore admin-tokens list`). */
+export type TokenMaker = AdminTokenView['createdBy'];
+
+/** The names of those who make tokens, by id: every token's (revoked ones too) and every person's. */
+export function makerNames(
+  tokens: readonly AdminTokenRecord[],
+  people: readonly PersonRecord[],
+): ReadonlyMap<string, string> {
+  return new Map([
+    ...tokens.map((token) => [token.id, token.name] as const),
+    ...people.map((person) => [person.id, personName(person)] as const),
+  ]);
+}
+
+/** Who made a token, named; null when it was not recorded. */
+export function tokenMaker(createdBy: Actor | null, names: ReadonlyMap<string, string>): TokenMaker {
+  if (createdBy === null) return null;
+  const kind = actorKindOf(createdBy);
+  // Only people, tokens and the command line make tokens: another actor stored there is not a maker.
+  if (kind !== 'person' && kind !== 'token' && kind !== 'cli') return null;
+  return { kind, id: createdBy, name: names.get(createdBy) ?? null };
 }

@@ -248,14 +248,49 @@ const AdminTokenId = Type.String({
 
 export const AdminTokenParams = Type.Object({ id: AdminTokenId }, { additionalProperties: false });
 
+/** Who may make an admin token, as the audit's `actorKind` names them. */
+const TOKEN_MAKERS = ['person', 'token', 'cli'] as const satisfies readonly (typeof ACTOR_KINDS)[number][];
+
+/** What every view of an admin token says of it. */
+const AdminTokenFields = {
+  id: AdminTokenId,
+  name: Type.String(),
+  role: stringEnum(ROLES, { description: 'What it may do (the guide People and roles).' }),
+  createdAt: Timestamp('When it was made.'),
+};
+
 export const AdminToken = Type.Object(
   {
-    id: AdminTokenId,
-    name: Type.String(),
+    ...AdminTokenFields,
     prefix: Type.String({ description: 'The first characters of the token, to tell tokens apart.' }),
-    role: stringEnum(ROLES, { description: 'What it may do (the guide People and roles).' }),
-    createdAt: Timestamp('When it was made.'),
     revokedAt: OrNull(Timestamp('When it was revoked; every instance refuses it within 5 seconds.')),
+    createdBy: OrNull(
+      Type.Object(
+        {
+          kind: stringEnum(TOKEN_MAKERS, {
+            description:
+              '`person`: a person in their console session (signed in with OpenID Connect); `token`: an admin ' +
+              'token, sent or of its console session; `cli`: the command line.',
+          }),
+          id: Type.String({
+            description:
+              'The person’s id (`per_…`), the token’s (`adm_…`) or `cli`: the actor of its `admin_token.created` audit entry.',
+          }),
+          name: OrNull(
+            Type.String({
+              description:
+                'The person’s name (else their email, else their subject) or the token’s name; null for the command line.',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Who made it. Null when that was not recorded: a token made by an instance of 1.3 during a rolling ' +
+            'upgrade (with its command line).',
+        },
+      ),
+    ),
   },
   { additionalProperties: false, description: 'An admin token; never the token itself after it is made.' },
 );
@@ -300,6 +335,25 @@ const PersonFields = {
   name: OrNull(Type.String({ description: 'The `name` claim at their last sign-in.' })),
 };
 
+/** A live admin token a person made, as the People operations show it. */
+const PersonToken = Type.Object(
+  {
+    ...AdminTokenFields,
+    through: OrNull(
+      Type.Object(
+        { id: AdminTokenId, name: Type.String() },
+        {
+          additionalProperties: false,
+          description:
+            'The token that made it: one the person made, or one made through theirs, however deep (revoked ' +
+            'or not). Null when the person made it in their console session.',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const Person = Type.Object(
   {
     ...PersonFields,
@@ -310,13 +364,34 @@ export const Person = Type.Object(
     firstSignInAt: Timestamp('Their first sign-in.'),
     lastSignInAt: Timestamp('Their last sign-in.'),
     sessions: Type.Integer({ minimum: 0, description: 'How many of their console sessions are live now.' }),
+    tokens: Type.Array(PersonToken, {
+      description:
+        'The live admin tokens they made, oldest first: in their console session, or with a token they made ' +
+        '(`through`), however deep. Removing them at the identity provider ends their sessions, not these.',
+    }),
   },
   { additionalProperties: false, description: 'A person who signed in to the console with OpenID Connect.' },
+);
+
+export const PersonSessionsEnd = Type.Object(
+  {
+    revokeTokens: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Also revoke every live admin token they made (each of their `tokens`), in the same unit of work.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
 );
 
 export const PersonSessionsEnded = Type.Object(
   {
     ended: Type.Integer({ minimum: 0, description: 'How many live sessions ended.' }),
+    revokedTokens: Type.Array(Type.Object(AdminTokenFields, { additionalProperties: false }), {
+      description: 'The tokens revoked, oldest first; empty without `revokeTokens`.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -604,6 +679,7 @@ export const DomainRemoval = Type.Object(
 
 export const ADMIN_SCHEMAS = {
   Person,
+  PersonSessionsEnd,
   PersonSessionsEnded,
   AdminToken,
   AdminTokenCreated,
@@ -814,7 +890,7 @@ export const ADMIN_OPERATIONS = [
     summary: 'List people',
     description:
       'Everyone who has signed in to the console with OpenID Connect, the latest sign-in first: when, with ' +
-      'which role, and how many sessions they have live.',
+      'which role, how many sessions they have live, and the live admin tokens they made.',
     success: { status: 200, description: 'Every person.', schema: 'Person', array: true },
     errors: [],
   },
@@ -827,10 +903,19 @@ export const ADMIN_OPERATIONS = [
     summary: 'End a person’s sessions',
     description:
       'Ends every live console session of a person, on every instance at their next request. They can sign ' +
-      'in again while their identity provider lets them: remove them there to keep them out.',
+      'in again while their identity provider lets them: remove them there to keep them out. Admin tokens ' +
+      'they made outlive both; with `{"revokeTokens": true}` every live one (their `tokens` in the list) is ' +
+      'revoked too, in the same unit of work, each audited as `admin_token.revoked`: this instance refuses ' +
+      'them at once, the others within 5 seconds. The body may be left out.',
     params: 'PersonParams',
-    success: { status: 200, description: 'How many sessions ended.', schema: 'PersonSessionsEnded' },
-    errors: [400, 404],
+    requestBody: 'PersonSessionsEnd',
+    optionalBody: true,
+    success: {
+      status: 200,
+      description: 'How many sessions ended, and the tokens revoked.',
+      schema: 'PersonSessionsEnded',
+    },
+    errors: [...BODY_ERRORS, 404],
   },
   {
     operationId: 'listAuditEvents',
@@ -1204,6 +1289,8 @@ export type NewApiKey = Static<typeof NewApiKey>;
 export type NewAdminToken = Static<typeof NewAdminToken>;
 export type AdminTokenView = Static<typeof AdminToken>;
 export type PersonView = Static<typeof Person>;
+export type PersonSessionsEnd = Static<typeof PersonSessionsEnd>;
+export type PersonSessionsEndedView = Static<typeof PersonSessionsEnded>;
 export type AdminTokenCreatedView = Static<typeof AdminTokenCreated>;
 export type ApiKeyChange = Static<typeof ApiKeyChange>;
 export type Rotation = Static<typeof Rotation>;

@@ -12,6 +12,8 @@ export {
   type NewAdminToken,
   type NewApiKey,
   type NewDomain,
+  type PersonSessionsEnd,
+  type PersonSessionsEndedView,
   type PersonView,
   type Rotation,
   type SessionStart,

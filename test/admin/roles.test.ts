@@ -293,7 +293,13 @@ for (const backend of BACKENDS) {
         json: { name: 'support desk', role: 'support' },
       });
       assert.equal(made.status, 201, made.text);
-      const created = made.body as { id: string; role: string; token: string; revokedAt: null };
+      const created = made.body as {
+        id: string;
+        role: string;
+        token: string;
+        revokedAt: null;
+        createdBy: unknown;
+      };
       server.issuedKeys.push(created.token);
       assert.equal(created.role, 'support');
       assert.match(created.token, /^ps_admin_[0-9A-Za-z]{32}$/);
@@ -313,12 +319,21 @@ for (const backend of BACKENDS) {
       const row = listed.find((token) => token.id === created.id);
       assert.deepEqual(Object.keys(row ?? {}).sort(), [
         'createdAt',
+        'createdBy',
         'id',
         'name',
         'prefix',
         'revokedAt',
         'role',
       ]);
+      // Made by the owner's token; the owner's was made by the CLI.
+      assert.deepEqual(row?.createdBy, { kind: 'token', id: tokens.get('owner')?.id, name: 'owner token' });
+      assert.deepEqual(created.createdBy, row?.createdBy);
+      assert.deepEqual(listed.find((token) => token.id === tokens.get('owner')?.id)?.createdBy, {
+        kind: 'cli',
+        id: 'cli',
+        name: null,
+      });
       assert.ok(!JSON.stringify(listed).includes(created.token), 'never the token itself');
 
       const revoked = await server.admin(tokenOf('owner'), `/admin-tokens/${created.id}/revoke`, {
@@ -326,6 +341,7 @@ for (const backend of BACKENDS) {
       });
       assert.equal(revoked.status, 200, revoked.text);
       assert.notEqual((revoked.body as { revokedAt: string | null }).revokedAt, null);
+      assert.deepEqual((revoked.body as { createdBy: unknown }).createdBy, created.createdBy);
       assertError(await server.admin(created.token, '/keys'), 401, 'invalid_api_key');
       assertError(
         await server.admin(tokenOf('owner'), '/admin-tokens/adm_AAAAAAAAAAAA/revoke', { method: 'POST' }),

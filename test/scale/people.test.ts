@@ -24,6 +24,7 @@ describe('people on two instances', () => {
   before(async () => {
     idp = await startIdentityProvider();
     idp.accounts.set('sam', { email: 'sam@example.com', name: 'Sam Support', groups: ['petstore-support'] });
+    idp.accounts.set('otto', { email: 'otto@example.com', name: 'Otto Owner', groups: ['petstore-owners'] });
     fleet = await startFleet([0, 0], oidcEnv(idp));
     idp.register(fleet.servers.map((server) => new URL(server.url).origin));
     const made = await runCli(['admin-tokens', 'create', '--name', 'owner', '--json'], fleet.env);
@@ -77,7 +78,7 @@ describe('people on two instances', () => {
       headers: { authorization: `Bearer ${owner}` },
     });
     assert.equal(ended.status, 200, ended.text);
-    assert.deepEqual(ended.body, { ended: 1 });
+    assert.deepEqual(ended.body, { ended: 1, revokedTokens: [] });
     for (const base of [first, second])
       assertError(await call(base, 'GET', '/sessions/current'), 401, 'invalid_api_key');
 
@@ -88,5 +89,57 @@ describe('people on two instances', () => {
       (each) => each.id === personId,
     );
     assert.deepEqual({ role: sam?.role, sessions: sam?.sessions }, { role: 'support', sessions: 0 });
+  });
+
+  test('a token a person made on one is listed on the other; revoked with their sessions through one, both refuse it', async () => {
+    const [first, second] = fleet.servers.map((server) => server.url) as [string, string];
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${first}/console`);
+    await throughProvider(page, 'otto');
+    await page.getByText('Signed in as Otto Owner (owner)').waitFor();
+    const headers = await sessionOf(context, page);
+    await context.close();
+    const made = await request(`${first}/admin/v1/admin-tokens`, {
+      method: 'POST',
+      headers: { ...headers, origin: first, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'otto script', role: 'viewer' }),
+    });
+    assert.equal(made.status, 201, made.text);
+    const { id, token } = made.body as { id: string; token: string };
+    const ownerCall = (base: string, path: string, json?: unknown) =>
+      request(`${base}/admin/v1${path}`, {
+        method: json === undefined ? 'GET' : 'POST',
+        headers: {
+          authorization: `Bearer ${owner}`,
+          ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+      });
+    const people = (await ownerCall(second, '/people')).body as { id: string; tokens: { id: string }[] }[];
+    const otto = people.find((person) => person.tokens.some((each) => each.id === id));
+    assert.ok(otto, 'the second instance lists the token with Otto');
+    for (const base of [first, second])
+      assert.equal(
+        (await request(`${base}/admin/v1/keys`, { headers: { authorization: `Bearer ${token}` } })).status,
+        200,
+      );
+
+    const ended = await ownerCall(second, `/people/${otto.id}/end-sessions`, { revokeTokens: true });
+    assert.equal(ended.status, 200, ended.text);
+    assert.deepEqual(
+      (ended.body as { ended: number; revokedTokens: { id: string }[] }).revokedTokens.map((each) => each.id),
+      [id],
+    );
+    const refusedBy = async (base: string) =>
+      (await request(`${base}/admin/v1/keys`, { headers: { authorization: `Bearer ${token}` } })).status ===
+      401;
+    assert.ok(await refusedBy(second), 'the instance that revoked it refuses it at once');
+    // Asked every 250 ms, well inside the admin API's limits, for 5 seconds and a margin for the asking.
+    const deadline = Date.now() + 5_500;
+    while (!(await refusedBy(first))) {
+      assert.ok(Date.now() < deadline, 'the other instance refuses it within 5 seconds');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   });
 });

@@ -120,6 +120,32 @@ describe('a rolling upgrade from the previous release, on one PostgreSQL databas
     assert.equal(statuses.filter((status) => status === 429).length, 10, statuses.join(' '));
   });
 
+  test('admin tokens made by either release work on both; the new one says who made each, the old one’s unrecorded', async () => {
+    const create = async (name: string, options: { cli?: string } = {}) => {
+      const made = await runCli(['admin-tokens', 'create', '--name', name, '--json'], env, options);
+      assert.equal(made.code, 0, made.stderr);
+      return JSON.parse(made.stdout) as { id: string; token: string };
+    };
+    const byOld = await create('made by the old cli', { cli: previous.cli });
+    const byNew = await create('made by the new cli');
+    for (const server of [old, current])
+      for (const { token } of [byOld, byNew]) {
+        const keys = await request(`${server.url}/admin/v1/keys`, { headers: as(token) });
+        assert.equal(keys.status, 200, `${server.url}: ${keys.text}`);
+      }
+    const listed = await request(`${current.url}/admin/v1/admin-tokens`, { headers: as(byNew.token) });
+    assert.equal(listed.status, 200, listed.text);
+    const makerOf = (id: string) =>
+      (listed.body as { id: string; createdBy: unknown }[]).find((token) => token.id === id)?.createdBy;
+    // The old release writes the columns it knows: its token's maker is not recorded.
+    assert.equal(makerOf(byOld.id), null);
+    assert.deepEqual(makerOf(byNew.id), { kind: 'cli', id: 'cli', name: null });
+    const oldList = await runCli(['admin-tokens', 'list', '--json'], env, { cli: previous.cli });
+    assert.equal(oldList.code, 0, oldList.stderr);
+    const ids = (JSON.parse(oldList.stdout) as { tokens: { id: string }[] }).tokens.map((token) => token.id);
+    assert.ok(ids.includes(byOld.id) && ids.includes(byNew.id), oldList.stdout);
+  });
+
   test('under creates and lists through both, the old one drained and stopped: no 5xx, no create lost', async (t) => {
     const { key } = await createKey(
       env,
