@@ -1,4 +1,4 @@
-import { createAdminTokenManager } from '../admin/index.js';
+import { createAdminTokenManager, makerNames, type TokenMaker, tokenMaker } from '../admin/index.js';
 import type { Config } from '../config/index.js';
 import { ACTOR_KINDS, type ActorKind, AUDIT_PAGE, isRole, ROLES, type Role } from '../contract/index.js';
 import { KeyInputError } from '../keys/index.js';
@@ -60,7 +60,13 @@ export async function adminTokensCommand(
       return 0;
     }
     if (action === 'list') {
-      const listed = (await tokens.list()).map(({ digest: _digest, ...shown }) => shown);
+      const [records, people] = await Promise.all([tokens.list(), storage.people.all()]);
+      const names = makerNames(records, people);
+      // As the admin API shows them: never the digest; who made each, named.
+      const listed = records.map(({ digest: _digest, createdBy, ...shown }) => ({
+        ...shown,
+        createdBy: tokenMaker(createdBy, names),
+      }));
       if (json) out.write(jsonLine({ tokens: listed }));
       else if (listed.length === 0)
         out.write('No admin tokens. Create one with: petstore admin-tokens create\n');
@@ -68,7 +74,7 @@ export async function adminTokensCommand(
         for (const token of listed) {
           const state = token.revokedAt === null ? 'active' : `revoked ${token.revokedAt}`;
           out.write(
-            `${token.id}  ${token.prefix}…  "${printable(token.name)}"  ${token.role}  created ${token.createdAt}  ${state}\n`,
+            `${token.id}  ${token.prefix}…  "${printable(token.name)}"  ${token.role}  created ${token.createdAt} by ${makerText(token.createdBy)}  ${state}\n`,
           );
         }
       }
@@ -94,6 +100,14 @@ export async function adminTokensCommand(
   } finally {
     await storage.close();
   }
+}
+
+/** Who made a token, for a line of `admin-tokens list`. */
+function makerText(maker: TokenMaker): string {
+  if (maker === null) return '(not recorded)';
+  if (maker.kind === 'cli') return 'cli';
+  const name = maker.name === null ? '' : ` "${printable(maker.name)}"`;
+  return `${maker.kind} ${maker.id}${name}`;
 }
 
 const WHOLE = /^(0|[1-9]\d{0,15})$/;

@@ -373,6 +373,11 @@ for (const backend of BACKENDS) {
         (token) => token.id === created.id,
       );
       assert.equal(row?.role, 'viewer');
+      assert.deepEqual((row as { createdBy?: unknown } | undefined)?.createdBy, {
+        kind: 'cli',
+        id: 'cli',
+        name: null,
+      });
       // The running server reads the new token by itself (a token made a moment ago is rechecked).
       assertError(
         await server.admin(created.token, '/keys', { method: 'POST', json: { plan: 'free' } }),

@@ -234,5 +234,10 @@ for (const backend of BACKENDS) {
         ['adm_noentry000', null],
       ],
     );
+    const listed = await runCli(['admin-tokens', 'list'], made.env);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^adm_bytoken000 .* by token adm_bycli00000 "adm_bycli00000" {2}active$/m);
+    assert.match(listed.stdout, /^adm_byperson00 .* by person per_7Hq2Lm9xKc3a {2}active$/m);
+    assert.match(listed.stdout, /^adm_noentry000 .* by \(not recorded\) {2}active$/m);
   });
 }
