@@ -20,6 +20,8 @@ import type {
   NewDomain,
   NewWebhook,
   Person,
+  PersonSessionsEnd,
+  PersonSessionsEnded,
   Session,
   SessionStarted,
   UsageSeries,
@@ -227,8 +229,8 @@ export const api = {
 
   listAdminTokens: () => call<AdminToken[]>('/admin-tokens'),
   listPeople: () => call<Person[]>('/people'),
-  endPersonSessions: (personId: string) =>
-    call<{ ended: number }>(`/people/${id(personId)}/end-sessions`, { method: 'POST' }),
+  endPersonSessions: (personId: string, body: PersonSessionsEnd) =>
+    call<PersonSessionsEnded>(`/people/${id(personId)}/end-sessions`, { method: 'POST', body }),
   createAdminToken: (token: NewAdminToken) =>
     call<AdminTokenCreated>('/admin-tokens', { method: 'POST', body: token }),
   revokeAdminToken: (tokenId: string) =>

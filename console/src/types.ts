@@ -29,6 +29,8 @@ export type {
   NewAdminToken,
   NewApiKey,
   NewDomain,
+  PersonSessionsEnd,
+  PersonSessionsEndedView as PersonSessionsEnded,
   PersonView as Person,
 } from '../../src/contract/admin.js';
 export type { EventType } from '../../src/contract/event-types.js';

@@ -34,6 +34,7 @@ describe('sign-in with an OpenID Connect provider', () => {
     });
     idp.accounts.set('mallory', { email: 'mallory@example.com', name: 'Mallory', groups: ['marketing'] });
     idp.accounts.set('sam', { email: 'sam@example.com', name: 'Sam Support', groups: ['petstore-support'] });
+    idp.accounts.set('otto', { email: 'otto@example.com', name: 'Otto Leaver', groups: ['petstore-owners'] });
     // A person's session asks the provider again a second after it last did, so that a test sees it.
     server = await startTestServer(oidcEnv(idp, { OIDC_RECHECK_MS: '1000' }));
     idp.register([new URL(server.url).origin]);
@@ -309,6 +310,111 @@ describe('sign-in with an OpenID Connect provider', () => {
     assert.match(String((entry.details as { reason?: string }).reason), /groups/);
     await sam.context.close();
     await samAgain.context.close();
+    await owner.context.close();
+  });
+});
+
+describe('offboarding on the People page', () => {
+  let idp: TestIdentityProvider;
+  let server: TestServer;
+  let browser: Browser;
+
+  before(async () => {
+    idp = await startIdentityProvider();
+    idp.accounts.set('olivia', {
+      email: 'olivia@example.com',
+      name: 'Olivia Owner',
+      groups: ['petstore-owners'],
+    });
+    idp.accounts.set('otto', { email: 'otto@example.com', name: 'Otto Leaver', groups: ['petstore-owners'] });
+    server = await startTestServer(oidcEnv(idp));
+    idp.register([new URL(server.url).origin]);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await idp?.close();
+  });
+
+  /** A new browser signed in through the provider as `login`, watched for page errors. */
+  async function signedIn(login: string, name: string) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${server.url}/console`);
+    await throughProvider(page, login);
+    await page.getByText(`Signed in as ${name} (owner)`).waitFor();
+    return { context, page, errors };
+  }
+
+  test('the People page lists the tokens a person made; End sessions offers to revoke them, saying how many', async () => {
+    // Otto makes a token on the Admin tokens page, which says he made it; and one more with it.
+    const otto = await signedIn('otto', 'Otto Leaver');
+    await otto.page.goto(`${server.url}/console/admin-tokens`);
+    await otto.page.getByLabel('Name').fill('otto deploy');
+    await otto.page.getByLabel('Role').selectOption('owner');
+    await otto.page.getByRole('button', { name: 'Create token' }).click();
+    await otto.page.getByText('It will not be shown again').waitFor();
+    const deploy = (await otto.page.locator('[data-testid="new-key"]').textContent())?.trim() ?? '';
+    assert.match(deploy, /^ps_admin_[0-9A-Za-z]{32}$/);
+    server.issuedKeys.push(deploy);
+    await otto.page
+      .getByRole('row', { name: /otto deploy/ })
+      .getByRole('cell', { name: 'Otto Leaver (person)' })
+      .waitFor();
+    await inspectPage(otto.page, 'admin-tokens-made-by');
+    const backup = await server.admin(deploy, '/admin-tokens', {
+      method: 'POST',
+      json: { name: 'otto backup', role: 'viewer' },
+    });
+    assert.equal(backup.status, 201, backup.text);
+    const backupToken = (backup.body as { token: string }).token;
+    server.issuedKeys.push(backupToken);
+
+    // Olivia, an owner, sees them on the People page, with the one made through the other.
+    const owner = await signedIn('olivia', 'Olivia Owner');
+    await owner.page.goto(`${server.url}/console/people`);
+    const row = owner.page.getByRole('row', { name: /Otto Leaver/ });
+    await row.getByRole('listitem').nth(1).waitFor();
+    const listed = await row.getByRole('listitem').allTextContents();
+    assert.match(listed[0] ?? '', /^otto deploy \(owner\)adm_\w{12}, made [\d-]+ [\d:]+ UTC$/);
+    assert.match(
+      listed[1] ?? '',
+      /^otto backup \(viewer\)adm_\w{12}, made [\d-]+ [\d:]+ UTC, through otto deploy$/,
+    );
+    await inspectPage(owner.page, 'people-tokens');
+
+    // Ending his sessions alone leaves his tokens: the box is off until asked.
+    await owner.page.getByRole('button', { name: 'End sessions of Otto Leaver' }).click();
+    const dialog = owner.page.getByRole('dialog', { name: 'End the sessions of Otto Leaver?' });
+    const box = dialog.getByRole('checkbox', { name: /Also revoke the 2 admin tokens they made/ });
+    assert.equal(await box.isChecked(), false);
+    await box.check();
+    await dialog.getByRole('button', { name: 'End sessions and revoke 2 admin tokens' }).waitFor();
+    await inspectPage(owner.page, 'people-end-sessions-dialog');
+    await box.uncheck();
+    await dialog.getByRole('button', { name: 'End sessions', exact: true }).click();
+    await owner.page.getByText('Ended 1 session of Otto Leaver.').waitFor();
+    assert.equal((await server.admin(deploy, '/keys')).status, 200, 'his token outlives his sessions');
+
+    // With no session left, the row offers to revoke the tokens alone.
+    await owner.page.getByRole('button', { name: 'Revoke tokens of Otto Leaver' }).click();
+    const revoking = owner.page.getByRole('dialog', { name: 'Revoke the tokens Otto Leaver made?' });
+    await revoking.getByText(/no live session, but the 2 admin tokens they made still work/).waitFor();
+    await inspectPage(owner.page, 'people-revoke-tokens-dialog');
+    await revoking.getByRole('button', { name: 'Revoke 2 admin tokens' }).click();
+    await owner.page
+      .getByText('Revoked 2 admin tokens Otto Leaver made: otto deploy, otto backup.')
+      .waitFor();
+    assert.equal((await server.admin(deploy, '/keys')).status, 401, 'refused at once');
+    assert.equal((await server.admin(backupToken, '/keys')).status, 401);
+    await row.getByText('None', { exact: true }).first().waitFor();
+    assert.equal(await row.getByRole('button').count(), 0, 'nothing left to end');
+    await inspectPage(owner.page, 'people-offboarded');
+    assert.deepEqual([...otto.errors, ...owner.errors], []);
+    await otto.context.close();
     await owner.context.close();
   });
 });

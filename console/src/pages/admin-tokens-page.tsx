@@ -12,6 +12,13 @@ import { location } from '../router.js';
 import { may, session } from '../session.js';
 import type { AdminToken } from '../types.js';
 
+/** Who made a token, in words: a person or a token by name, the command line, or nobody recorded. */
+function madeBy(maker: AdminToken['createdBy']): string {
+  if (maker === null) return 'Not recorded';
+  if (maker.kind === 'cli') return 'The command line';
+  return `${maker.name ?? maker.id} (${maker.kind === 'person' ? 'person' : 'token'})`;
+}
+
 /** The roles a person may give: never above their own (the roles run from the most trusted down). */
 function rolesUpTo(own: Role | undefined): readonly Role[] {
   const from = own === undefined ? -1 : ROLES.indexOf(own);
@@ -84,7 +91,8 @@ export function AdminTokensPage() {
       <h1 tabIndex={-1}>Admin tokens</h1>
       <p class="muted">
         Each token of the admin API has a role, which says what it and the console sessions made with it may
-        do. A token is shown once, when it is made.
+        do. A token is shown once, when it is made. A token a person made outlives their removal at the
+        identity provider: an owner’s People page lists theirs, and revokes them with their sessions.
       </p>
       {issued && (
         <OneTimeSecret
@@ -110,6 +118,7 @@ export function AdminTokensPage() {
                 <th scope="col">Role</th>
                 <th scope="col">Prefix</th>
                 <th scope="col">Created</th>
+                <th scope="col">Made by</th>
                 <th scope="col">State</th>
                 <th scope="col">
                   <span class="visually-hidden">Actions</span>
@@ -132,6 +141,7 @@ export function AdminTokensPage() {
                   <td data-label="Created" class="nowrap">
                     {formatTime(token.createdAt)}
                   </td>
+                  <td data-label="Made by">{madeBy(token.createdBy)}</td>
                   <td data-label="State">
                     {token.revokedAt === null ? (
                       <Badge tone="good">Active</Badge>
