@@ -9,6 +9,10 @@ export type DownloadFormat = 'ndjson' | 'csv';
  * Streams rows as NDJSON or CSV (csv-stringify quotes what needs it, RFC 4180; an object cell is written as
  * its JSON), as a download named `<name>-<time of the export>.<format>`. The rows are read as the client
  * takes them, so memory stays flat however many there are.
+ *
+ * A CSV cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`: a
+ * spreadsheet runs such a cell as a formula (`=HYPERLINK(…)`, `-2+3+cmd|…`), and strangers write some cells
+ * (a `User-Agent`, a refused subject's name). OWASP's "CSV injection" advice; numbers stay as they are.
  */
 export function sendDownload<T extends object>(
   reply: FastifyReply,
@@ -25,6 +29,7 @@ export function sendDownload<T extends object>(
           stringify({
             header: true,
             columns: [...columns],
+            escape_formulas: true,
             cast: { boolean: (value) => String(value), object: (value) => JSON.stringify(value) },
           }),
         );
