@@ -42,6 +42,11 @@ function daysIn(year: number, month: number): number {
 const FIRST_INSTANT = -62_135_596_800_000;
 const LAST_INSTANT = 253_402_300_799_999;
 
+/** Whether an instant falls in the UTC years 0001 to 9999, which every store and `toISOString` take. */
+export function isWritableInstant(ms: number): boolean {
+  return ms >= FIRST_INSTANT && ms <= LAST_INSTANT;
+}
+
 /**
  * The milliseconds of an RFC 3339 date and time (`2027-01-31T00:00:00Z`, `…+02:00`), or undefined when it is
  * not one, names a time that does not exist, or falls outside the UTC years 0001 to 9999: JavaScript's own
@@ -65,5 +70,5 @@ export function parseTimestamp(text: string): number | undefined {
     part(9) <= 59;
   if (!exists) return undefined;
   const ms = Date.parse(text);
-  return ms >= FIRST_INSTANT && ms <= LAST_INSTANT ? ms : undefined;
+  return isWritableInstant(ms) ? ms : undefined;
 }

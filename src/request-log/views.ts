@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isWritableInstant } from '../clock/index.js';
 import {
   type AdminLoggedRequest,
   type LoggedRequest,
@@ -29,7 +30,8 @@ function parseCursor(text: string): RequestCursor {
   const dot = decoded.indexOf('.');
   const at = Number(decoded.slice(0, dot));
   const requestId = decoded.slice(dot + 1);
-  if (dot < 1 || !Number.isSafeInteger(at) || at < 0 || requestId === '') {
+  // A time past the year 9999 is one PostgreSQL's timestamptz cannot hold: refused here, on both stores.
+  if (dot < 1 || !Number.isSafeInteger(at) || !isWritableInstant(at) || at < 0 || requestId === '') {
     throw new ApiError(
       'validation_failed',
       'cursor is not one this service gave: take it from a Link header',
