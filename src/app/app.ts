@@ -34,14 +34,15 @@ import { type Domains, registerDomains } from '../domains/index.js';
 import { HEALTH_PATHS, type ReadinessCheck, registerHealth } from '../health/index.js';
 import {
   BODY_LIMIT,
+  clientErrorHandler,
   decorateRouteConfig,
-  handleClientError,
   handleFrameworkError,
   notFound,
   type OperationHandler,
   type OperationHandlers,
   recordServedRoutes,
   registerErrorHandling,
+  registerForwardedAddresses,
   registerJsonBodyParser,
   registerLogger,
   registerOperations,
@@ -49,6 +50,7 @@ import {
   registerValidators,
   requestIdFor,
   routeConfig,
+  type UnparsedAnswer,
 } from '../http/index.js';
 import {
   createIdempotentCreates,
@@ -72,7 +74,7 @@ import { createOrderHandlers } from '../orders/index.js';
 import { createRelyingParty } from '../people/index.js';
 import { createPetHandlers } from '../pets/index.js';
 import { type Decision, limitsFor, type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
-import { type RequestLog, registerRequestLog } from '../request-log/index.js';
+import { type RequestLog, recordUnparsed, registerRequestLog } from '../request-log/index.js';
 import type { Storage } from '../storage/index.js';
 import type { Tracing } from '../tracing/index.js';
 import { registerUsage, type UsageRecorder } from '../usage/index.js';
@@ -137,17 +139,12 @@ const spendsQuota = (request: FastifyRequest) => routeConfig(request).countsAgai
 /**
  * The stages every request under `/v1` passes, in this order, each registering its hooks on the scope.
  * Every request is identified, counted and given its rate-limit headers before anything can answer it,
- * 401, 403 and 404 included.
+ * 401, 403 and 404 included. (The request log keeps a row of every answer of the app: `buildApp`.)
  */
 const API_STAGES: readonly Stage<OperationHandlers>[] = [
   {
     does: 'identifies the caller by its API key, or marks why it has none',
     register: (scope, { authenticator, clock }) => identifyCaller(scope, { authenticator, clock }),
-  },
-  {
-    does: 'keeps a row of every answer in the request log, once it is sent',
-    register: (scope, { requestLog, clock }) =>
-      requestLog === undefined ? undefined : registerRequestLog(scope, { log: requestLog, clock }),
   },
   {
     does: "counts every answer against the key that asked, by outcome, once it is sent (the key's usage)",
@@ -204,11 +201,6 @@ const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[]
     register: (scope, { adminAuthenticator, sessions }) => identifyAdmin(scope, adminAuthenticator, sessions),
   },
   {
-    does: 'keeps a row of every answer in the request log, once it is sent',
-    register: (scope, { requestLog, clock }) =>
-      requestLog === undefined ? undefined : registerRequestLog(scope, { log: requestLog, clock }),
-  },
-  {
     does: 'counts the request, by token or by address for strangers, and puts the rate-limit headers on',
     register: (scope, { limiter, metrics }) =>
       registerRateLimit(
@@ -246,7 +238,7 @@ function trustProxyOption(value: boolean | number | string[]) {
  * Fastify, made without a logger: the app's own lines go to `app.logger` (http/logger.ts), and one access line
  * per answer to the access log. `request.log` and `app.log` write nothing.
  */
-function createFastify(config: Config): FastifyInstance {
+function createFastify(config: Config, onUnparsed: (answer: UnparsedAnswer) => void): FastifyInstance {
   return Fastify({
     bodyLimit: BODY_LIMIT,
     // HEAD of every GET route answers as GET does, without the body (RFC 9110 section 9.3.2).
@@ -255,7 +247,7 @@ function createFastify(config: Config): FastifyInstance {
     requestIdHeader: false,
     // In-flight and keep-alive requests are served while draining; `startServer` bounds the drain.
     return503OnClosing: false,
-    clientErrorHandler: handleClientError,
+    clientErrorHandler: clientErrorHandler(onUnparsed),
     frameworkErrors: handleFrameworkError,
     keepAliveTimeout: HTTP_TIMEOUTS.keepAlive,
     requestTimeout: HTTP_TIMEOUTS.request,
@@ -323,7 +315,10 @@ function readinessChecks({ config, storage, limiter }: AppDeps): ReadinessCheck[
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, logger, storage, authenticator, limiter, clock, metrics } = deps;
-  const app = createFastify(config);
+  const { requestLog } = deps;
+  const app = createFastify(config, (answer) => {
+    if (requestLog !== undefined) recordUnparsed(requestLog, clock, answer);
+  });
   registerLogger(app, logger);
   registerValidators(app);
   registerJsonBodyParser(app);
@@ -331,10 +326,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   recordServedRoutes(app);
   decorateRouteConfig(app);
   registerStandardHeaders(app);
+  // Only addresses are believed of X-Forwarded-For; Fastify reads it only when TRUST_PROXY is set.
+  if (config.trustProxy !== false && config.trustProxy !== 0) registerForwardedAddresses(app);
   // First of the hooks that follow a request, so that everything after it runs inside its span.
   deps.tracing?.register(app);
   registerRequestMetrics(app, metrics);
   if (config.accessLog) registerAccessLog(app, { logger, traceId: deps.tracing?.traceId });
+  // Every answer of every path, before any scope registers: each X-Request-Id handed out can be found.
+  if (requestLog !== undefined) registerRequestLog(app, { log: requestLog, clock });
   // Browsers of other origins may read the API and its documents, nothing else.
   await registerCors(app, { origins: config.corsOrigins, paths: [API_PREFIX, ...DOCUMENT_PATHS] });
   // After the standard headers, before any route: redirects and 421s of custom domains, and the TLS ask check.

@@ -165,37 +165,95 @@ export function handleFrameworkError(
   return handleError(error, request, reply);
 }
 
+/** An answer given to a request that Node's HTTP parser refused, before the app saw it. */
+export interface UnparsedAnswer {
+  requestId: string;
+  status: number;
+  code: ErrorCode;
+  message: string;
+  /** The bytes the parser had read, when it kept them. */
+  rawPacket: Buffer | undefined;
+  client: string | undefined;
+  /** The Error body's bytes. */
+  bytes: number;
+}
+
 /**
- * Answers requests that Node's HTTP parser refused before Fastify saw them (bad framing, oversized headers,
- * slow clients), with the same Error body, then closes the connection.
+ * What to tell a client whose request Node's parser (llhttp) refused, by its error code: what is wrong and
+ * what to do. A key pasted with its line break is the common case: the header then ends early and the rest
+ * of the key is a line that is no header.
  */
-export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable || (error.code === 'ECONNRESET' && socket.destroyed)) {
-    socket.destroy();
-    return;
+function unparsedMessage(code: string | undefined): string {
+  switch (code) {
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_INVALID_CONSTANT':
+    case 'HPE_LF_EXPECTED':
+    case 'HPE_CR_EXPECTED':
+    case 'HPE_INVALID_EOF_STATE':
+      return 'The request is not valid HTTP: a header is malformed, such as a value with a line break or a control character in it (a key or token pasted with its newline?). Send every header on one line, and copy the value again without the break';
+    case 'HPE_INVALID_METHOD':
+      return 'The request is not valid HTTP: its method is not one HTTP knows. Check the client (or proxy) that sent it';
+    case 'HPE_INVALID_URL':
+      return 'The request is not valid HTTP: its target is not a valid path. Percent-encode spaces and other characters a URL cannot hold';
+    case 'HPE_INVALID_VERSION':
+      return 'The request is not valid HTTP: its version is not HTTP/1.0 or HTTP/1.1 (HTTP/2 needs TLS, through the TLS front)';
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+    case 'HPE_INVALID_CHUNK_SIZE':
+      return "The request is not valid HTTP: its body's length is contradictory or malformed (Content-Length with Transfer-Encoding, or a bad chunk size). Send one of the two, well formed";
+    default:
+      return 'The request is not valid HTTP/1.1. Check the client (or proxy) that sent it, and quote the requestId if you ask for help';
   }
-  const code: ErrorCode =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? 'headers_too_large'
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? 'request_timeout'
-        : 'malformed_request';
-  const requestId = newRequestId();
-  const message =
-    code === 'headers_too_large'
-      ? 'Request headers are too large'
-      : code === 'request_timeout'
-        ? 'The request was not received in time'
-        : 'The request is not valid HTTP';
-  const body = JSON.stringify(errorBody(code, message, requestId));
-  const status = ERROR_STATUS[code];
-  const headers = {
-    'content-type': JSON_CONTENT_TYPE,
-    'content-length': String(Buffer.byteLength(body)),
-    'x-request-id': requestId,
-    ...STANDARD_HEADERS,
-    connection: 'close',
+}
+
+/**
+ * Makes the handler of requests that Node's HTTP parser refused before Fastify saw them (bad framing,
+ * oversized headers, slow clients): it answers with the same Error body, closes the connection, and tells
+ * `onAnswered` (the request log), so that the id in that body can be found like any other.
+ */
+export function clientErrorHandler(
+  onAnswered: (answer: UnparsedAnswer) => void,
+): (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) => void {
+  return (error, socket) => {
+    if (!socket.writable || (error.code === 'ECONNRESET' && socket.destroyed)) {
+      socket.destroy();
+      return;
+    }
+    const code: ErrorCode =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'headers_too_large'
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'request_timeout'
+          : 'malformed_request';
+    const requestId = newRequestId();
+    const message =
+      code === 'headers_too_large'
+        ? 'Request headers are too large'
+        : code === 'request_timeout'
+          ? 'The request was not received in time'
+          : unparsedMessage(error.code);
+    const body = JSON.stringify(errorBody(code, message, requestId));
+    const status = ERROR_STATUS[code];
+    const headers = {
+      'content-type': JSON_CONTENT_TYPE,
+      'content-length': String(Buffer.byteLength(body)),
+      'x-request-id': requestId,
+      ...STANDARD_HEADERS,
+      connection: 'close',
+    };
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    const client = socket.remoteAddress;
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.join('')}\r\n${body}`);
+    onAnswered({
+      requestId,
+      status,
+      code,
+      message,
+      // Node gives a Buffer; Fastify's types say otherwise.
+      rawPacket: Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined,
+      client,
+      bytes: Buffer.byteLength(body),
+    });
   };
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.join('')}\r\n${body}`);
 }

@@ -2,11 +2,12 @@ export { type AnswerListener, onAnswer } from './answered.js';
 export { type DownloadFormat, sendDownload } from './download.js';
 export {
   answerClientGone,
-  handleClientError,
+  clientErrorHandler,
   handleFrameworkError,
   notFound,
   registerErrorHandling,
   sendError,
+  type UnparsedAnswer,
 } from './errors.js';
 export { ifNoneMatchMatches, JSON_CONTENT_TYPE, registerStandardHeaders } from './headers.js';
 export { BODY_LIMIT, registerJsonBodyParser } from './json-body.js';
@@ -29,5 +30,11 @@ export {
   toRoutePath,
 } from './routes.js';
 export { sendPrepared } from './send.js';
-export { isLoopbackAddress, overHttps, transportSecurity } from './transport.js';
+export {
+  forwardedAddresses,
+  isLoopbackAddress,
+  overHttps,
+  registerForwardedAddresses,
+  transportSecurity,
+} from './transport.js';
 export { DESCRIBED_KEYWORDS, queryTime, registerValidators } from './validation.js';

@@ -1,4 +1,4 @@
-export { INSTANCE, registerRequestLog } from './hook.js';
+export { INSTANCE, recordUnparsed, registerRequestLog } from './hook.js';
 export { createRequestLog, type RequestLog } from './log.js';
 export { batchOf, FIELDS, recordsOf, stringsOf, valuesOfRow } from './rows.js';
 export type {
