@@ -3,6 +3,7 @@ import { ADMIN_API } from './apis.js';
 import { componentsOf, type DocumentParts, errorTable, type Json, pathsOf } from './document.js';
 import { SCOPES } from './keys.js';
 import { API_VERSION } from './openapi.js';
+import { COMMON_ERRORS } from './operations.js';
 import { ROLE_MEANING, ROLES } from './roles.js';
 
 /** What the admin document prints of the configuration. */
@@ -48,7 +49,7 @@ export function buildAdminDocument(options: AdminDocumentOptions): Json {
   const parts: DocumentParts = {
     api: ADMIN_API,
     scheme: 'adminToken',
-    commonErrors: [401, 429, 500, 503],
+    commonErrors: COMMON_ERRORS,
     idempotency: false,
   };
   return {

@@ -34,7 +34,9 @@ export interface DocumentParts {
 const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string }> = {
   400: {
     name: 'BadRequest',
-    description: 'The request is invalid: a missing or invalid field, or malformed JSON.',
+    description:
+      'The request is invalid: a missing or invalid field or parameter, a query parameter the operation does ' +
+      'not list, or malformed JSON.',
   },
   401: { name: 'Unauthorized', description: 'The credential is missing, invalid or expired.' },
   403: {

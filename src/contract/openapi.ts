@@ -2,7 +2,7 @@ import { ADMIN_PREFIX } from './admin.js';
 import { API_PREFIX, V1_API } from './apis.js';
 import { componentsOf, type DocumentParts, day, errorTable, type Json, pathsOf } from './document.js';
 import { SCOPES } from './keys.js';
-import { OPERATIONS, type Operation } from './operations.js';
+import { COMMON_ERRORS, OPERATIONS, type Operation } from './operations.js';
 import { VERSIONING_POLICY } from './policy.js';
 import { DEFAULT_PAGE_LIMIT, PAGE_LIMIT_MAX } from './schemas.js';
 
@@ -172,7 +172,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
   const parts: DocumentParts = {
     api: V1_API,
     scheme: 'bearerAuth',
-    commonErrors: [401, 429, 500, 503],
+    commonErrors: COMMON_ERRORS,
     idempotency: true,
     deprecation: options.deprecation,
   };

@@ -42,15 +42,16 @@ export interface Operation<S extends string = string, P extends string = string>
   paged?: true;
   /** The list is also exported whole with `format=ndjson` or `format=csv`, streamed. */
   exported?: true;
-  /** Error answers beyond those every operation can give (401, 429, 500, 503). */
+  /** Error answers beyond those every operation can give (`COMMON_ERRORS`: 400, 401, 429, 500, 503). */
   errors: readonly ErrorStatus[];
 }
 
 /**
- * Error statuses every operation can answer; 503 when the shared rate-limit store is unreachable and the
- * policy is to fail closed (`RATE_LIMIT_FAIL=closed`).
+ * Error statuses every operation can answer: 400 for a query parameter it does not list (or one given twice),
+ * which every operation refuses; 503 when the shared rate-limit store is unreachable and the policy is to fail
+ * closed (`RATE_LIMIT_FAIL=closed`).
  */
-export const COMMON_ERRORS: readonly ErrorStatus[] = [401, 429, 500, 503];
+export const COMMON_ERRORS: readonly ErrorStatus[] = [400, 401, 429, 500, 503];
 
 /**
  * Error statuses every POST can answer: a bad body, and an `Idempotency-Key` that is in use (409) or was
