@@ -242,6 +242,7 @@ export const KeyParams = Type.Object({ id: KeyId }, { additionalProperties: fals
 
 const AdminTokenId = Type.String({
   pattern: '^adm_[0-9A-Za-z]{12}$',
+  maxLength: 16,
   description: 'The public id of an admin token, such as `adm_3fK9x2LmQ8aZ`: the actor of its changes.',
   examples: ['adm_3fK9x2LmQ8aZ'],
 });
@@ -318,6 +319,7 @@ export const NewAdminToken = Type.Object(
 
 const PersonId = Type.String({
   pattern: '^per_[0-9A-Za-z]{12}$',
+  maxLength: 16,
   description:
     'The public id of a person who signs in with OpenID Connect, such as `per_7Hq2Lm9xKc3a`: the actor of their changes.',
   examples: ['per_7Hq2Lm9xKc3a'],
@@ -527,6 +529,7 @@ export const KeyUsageQuery = Type.Object(
     day: Type.Optional(
       Type.String({
         pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+        maxLength: 10,
         description: 'A UTC day, `YYYY-MM-DD`. Default: today.',
         examples: ['2027-01-31'],
       }),

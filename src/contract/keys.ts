@@ -24,9 +24,12 @@ export const DATE_TIME_PATTERN =
   '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$';
 
 const KEY_ID_PATTERN = '^key_[0-9A-Za-z]{12}$';
+/** The length the pattern allows, stated as well: a longer value is refused before the pattern runs. */
+const KEY_ID_LENGTH = 16;
 
 export const KeyId = Type.String({
   pattern: KEY_ID_PATTERN,
+  maxLength: KEY_ID_LENGTH,
   description: 'The public id of an API key, such as `key_3fK9x2LmQ8aZ`.',
   examples: ['key_3fK9x2LmQ8aZ'],
 });
@@ -40,6 +43,8 @@ export const PlanSchema = stringEnum(PLAN_NAMES, {
 
 export const ScopesSchema = Type.Array(stringEnum(SCOPES), {
   minItems: 1,
+  // Each scope once: no list is longer than the scopes there are.
+  maxItems: SCOPES.length,
   uniqueItems: true,
   description: 'What the key may do. Every scope when the key was made without a list.',
   examples: [['categories:read', 'pets:read']],

@@ -7,6 +7,10 @@ export const REQUESTS_PAGE = { default: 50, max: 200 } as const;
 
 const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/** A request id as a filter or a path names it: what `X-Request-Id` echoes, at most 128 characters. */
+const REQUEST_ID_MAX = 128;
+const REQUEST_ID_PATTERN = `^[A-Za-z0-9._:@/+=-]{1,${REQUEST_ID_MAX}}$`;
+
 /** The request log's row as both APIs show it (docs/request-log.md). */
 export const LoggedRequest = Type.Object(
   {
@@ -64,6 +68,7 @@ const filters = {
   status: Type.Optional(
     Type.String({
       pattern: '^[1-5](\\d\\d|xx)$',
+      maxLength: 3,
       description: 'Only this status (`404`) or class of statuses (`4xx`).',
       examples: ['4xx'],
     }),
@@ -71,6 +76,7 @@ const filters = {
   code: Type.Optional(
     Type.String({
       pattern: '^[a-z_]{1,64}$',
+      maxLength: 64,
       description: 'Only answers with this error code.',
       examples: ['rate_limited'],
     }),
@@ -78,6 +84,7 @@ const filters = {
   route: Type.Optional(
     Type.String({
       pattern: '^/[\\x21-\\x7e]{0,199}$',
+      maxLength: 200,
       description: 'Only requests of this operation, by its path template.',
       examples: ['/v1/pets/{petId}'],
     }),
@@ -101,13 +108,15 @@ const filters = {
   ),
   requestId: Type.Optional(
     Type.String({
-      pattern: '^[A-Za-z0-9._:@/+=-]{1,128}$',
+      pattern: REQUEST_ID_PATTERN,
+      maxLength: REQUEST_ID_MAX,
       description: 'Only the request of this id (a client that sends its own ids may have several).',
     }),
   ),
   cursor: Type.Optional(
     Type.String({
       pattern: '^[A-Za-z0-9_-]{1,300}$',
+      maxLength: 300,
       description: 'Where the page before ended, from its `Link: <…>; rel="next"`.',
     }),
   ),
@@ -127,7 +136,11 @@ export const RequestQuery = Type.Object(
   {
     key: Type.Optional(KeyId),
     client: Type.Optional(
-      Type.String({ pattern: '^[0-9A-Fa-f:.]{2,45}$', description: 'Only requests from this address.' }),
+      Type.String({
+        pattern: '^[0-9A-Fa-f:.]{2,45}$',
+        maxLength: 45,
+        description: 'Only requests from this address.',
+      }),
     ),
     ...filters,
     format: Type.Optional(
@@ -145,7 +158,8 @@ export const RequestQuery = Type.Object(
 export const RequestParams = Type.Object(
   {
     requestId: Type.String({
-      pattern: '^[A-Za-z0-9._:@/+=-]{1,128}$',
+      pattern: REQUEST_ID_PATTERN,
+      maxLength: REQUEST_ID_MAX,
       description: 'The `X-Request-Id` of the request.',
     }),
   },

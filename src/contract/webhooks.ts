@@ -175,7 +175,11 @@ export const DeliveryQuery = Type.Object(
     state: Type.Optional(stringEnum(['pending', 'delivered', 'failed'] as const)),
     since: Type.Optional(TimestampInput('Only deliveries made at or after this time.')),
     before: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Only deliveries before this id (the next page).' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Only deliveries before this id (the next page).',
+      }),
     ),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: DELIVERY_PAGE.max, default: DELIVERY_PAGE.default }),

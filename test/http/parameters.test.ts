@@ -33,6 +33,35 @@ test('every validation keyword of the contract is worded by us, never by Ajv', (
   assert.deepEqual(unworded, []);
 });
 
+/** A parameter's schema, as far as the bounds test reads it. */
+interface ParameterSchema {
+  type?: string;
+  maxLength?: number;
+  maximum?: number;
+  examples?: unknown[];
+}
+
+const propertiesOf = (schema: unknown) =>
+  ((schema as { properties?: Record<string, ParameterSchema> } | undefined)?.properties ?? {}) as Record<
+    string,
+    ParameterSchema
+  >;
+
+/** A value a path parameter takes: its example, or 1. */
+const validValue = (schema: ParameterSchema) => String(schema.examples?.[0] ?? 1);
+
+/** A value one past the parameter's stated bound, and the words of its refusal; none without a bound. */
+function pastBound(schema: ParameterSchema): { value: string; message: string } | undefined {
+  if (schema.maxLength !== undefined)
+    return {
+      value: 'x'.repeat(schema.maxLength + 1),
+      message: `must be at most ${schema.maxLength} characters long`,
+    };
+  if (schema.maximum !== undefined)
+    return { value: String(schema.maximum + 1), message: `must be at most ${schema.maximum}` };
+  return undefined;
+}
+
 describe('query parameters: one rule for every operation', () => {
   let server: TestServer;
   let routes: ProtectedRoute[];
@@ -71,6 +100,43 @@ describe('query parameters: one rule for every operation', () => {
       (response.body as { message: string }).message,
       `unknown query parameter '${'x'.repeat(100)}…'`,
     );
+  });
+
+  test('every maxLength and maximum a parameter states is the server’s: one past it is 400 naming the bound', async () => {
+    const { token } = await server.createAdminToken('bounds');
+    let checked = 0;
+    for (const api of [V1_API, ADMIN_API]) {
+      const get = (pathAndQuery: string) =>
+        api === V1_API ? server.call(`/v1${pathAndQuery}`) : server.admin(token, pathAndQuery);
+      for (const operation of api.operations.filter((operation) => operation.method === 'GET')) {
+        const path = propertiesOf(
+          operation.params === undefined ? undefined : api.parameters[operation.params],
+        );
+        const query = propertiesOf(api.parameters[operation.query ?? 'NoQuery']);
+        const valid = Object.fromEntries(
+          Object.entries(path).map(([name, schema]) => [name, validValue(schema)]),
+        );
+        for (const [location, properties] of [
+          ['path', path],
+          ['query', query],
+        ] as const) {
+          for (const [name, schema] of Object.entries(properties)) {
+            const bound = pastBound(schema);
+            if (bound === undefined) continue;
+            const values = location === 'path' ? { ...valid, [name]: bound.value } : valid;
+            const url =
+              operation.path.replace(/\{(\w+)\}/g, (_, param: string) =>
+                encodeURIComponent(values[param] ?? ''),
+              ) + (location === 'query' ? `?${new URLSearchParams({ [name]: bound.value })}` : '');
+            const response = await get(url);
+            assertError(response, 400, 'validation_failed');
+            assert.equal((response.body as { message: string }).message, `${name} ${bound.message}`, url);
+            checked += 1;
+          }
+        }
+      }
+    }
+    assert.ok(checked >= 30, `${checked} bounds checked`);
   });
 
   test('nothing was created by a refused create', async () => {
