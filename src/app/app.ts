@@ -425,6 +425,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
         spec: DOCUMENT_PATHS[0],
         document: buildOpenApiDocument({
           servers: config.publicUrls,
+          environment: config.env,
           rateLimit: config.rateLimit,
           deprecation: config.deprecation,
           changelog: packageFile('CHANGELOG.md'),
@@ -436,7 +437,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
         title: 'Pet Store admin API reference',
         page: '/docs/admin',
         spec: DOCUMENT_PATHS[1],
-        document: buildAdminDocument({ rateLimit: config.rateLimit.admin }),
+        document: buildAdminDocument({ rateLimit: config.rateLimit.admin, environment: config.env }),
       },
     ],
     packageBytes,

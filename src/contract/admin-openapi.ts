@@ -1,6 +1,14 @@
 import { ADMIN_PREFIX } from './admin.js';
 import { ADMIN_API } from './apis.js';
-import { componentsOf, type DocumentParts, errorTable, type Json, pathsOf } from './document.js';
+import {
+  componentsOf,
+  type DocumentParts,
+  errorTable,
+  type Json,
+  pathsOf,
+  type ServerEnvironment,
+  thisServer,
+} from './document.js';
 import { SCOPES } from './keys.js';
 import { API_VERSION } from './openapi.js';
 import { COMMON_ERRORS } from './operations.js';
@@ -10,6 +18,8 @@ import { ROLE_MEANING, ROLES } from './roles.js';
 export interface AdminDocumentOptions {
   /** The limits of each admin token. */
   rateLimit: { perMinute: number; perDay: number };
+  /** The environment this instance serves, named by the document's server. */
+  environment: ServerEnvironment;
 }
 
 const count = (value: number) => value.toLocaleString('en-US');
@@ -60,7 +70,7 @@ export function buildAdminDocument(options: AdminDocumentOptions): Json {
       description: description(options),
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: ADMIN_PREFIX, description: 'This server' }],
+    servers: [thisServer(ADMIN_PREFIX, options.environment)],
     security: [{ adminToken: [] }],
     tags: [
       // What the introduction said of keys, audit and domains is said by their tags: Redoc lists a heading of the

@@ -65,6 +65,24 @@ export const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', na
 
 export const day = (date: Date) => date.toISOString().slice(0, 10);
 
+/** The environment an instance serves (`PETSTORE_ENV`): it decides which keys it takes. */
+export type ServerEnvironment = 'production' | 'staging';
+
+/**
+ * A server of a document. `x-internal: false` says its audience is whoever reads the reference, as the
+ * service publishes both documents at `/docs`; the description names its environment (both are what the
+ * OWASP ruleset's inventory rules ask of every server).
+ */
+export const serverObject = (url: string, description: string): Json => ({
+  url,
+  description,
+  'x-internal': false,
+});
+
+/** The one server of a document that names no URL: the origin it was fetched from, in its environment. */
+export const thisServer = (url: string, environment: ServerEnvironment): Json =>
+  serverObject(url, `This server (${environment})`);
+
 /** The error table of DESIGN.md section 3, as Markdown for a document's description. */
 export function errorTable(): string {
   const rows = ERROR_CODES.map((code) => `| \`${code}\` | ${ERROR_STATUS[code]} | ${ERROR_MEANING[code]} |`);

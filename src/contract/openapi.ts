@@ -1,6 +1,16 @@
 import { ADMIN_PREFIX } from './admin.js';
 import { API_PREFIX, V1_API } from './apis.js';
-import { componentsOf, type DocumentParts, day, errorTable, type Json, pathsOf } from './document.js';
+import {
+  componentsOf,
+  type DocumentParts,
+  day,
+  errorTable,
+  type Json,
+  pathsOf,
+  type ServerEnvironment,
+  serverObject,
+  thisServer,
+} from './document.js';
 import { SCOPES } from './keys.js';
 import { COMMON_ERRORS, OPERATIONS, type Operation } from './operations.js';
 import { VERSIONING_POLICY } from './policy.js';
@@ -12,6 +22,8 @@ export const API_VERSION = '1.4.0';
 export interface DocumentOptions {
   /** The public base URLs the operator configured, each ending in `/v1`. */
   servers: { production: string | undefined; staging: string | undefined };
+  /** The environment this instance serves, named by the server of a document without configured URLs. */
+  environment: ServerEnvironment;
   /** The limits in force, for the document's rate-limit table. */
   rateLimit: RateLimitTable;
   /** The dates of the deprecated operations, and where their notice is. */
@@ -160,11 +172,11 @@ ${VERSIONING_POLICY}${changelogSection(changelog)}`;
  * document was fetched from (OpenAPI 3.1 resolves a relative server URL against the document's own URL), so
  * a self-hosted service never points its users at a host it is not at.
  */
-function serversOf(urls: DocumentOptions['servers']): Json[] {
+function serversOf(urls: DocumentOptions['servers'], environment: ServerEnvironment): Json[] {
   const servers: Json[] = [];
-  if (urls.production !== undefined) servers.push({ url: urls.production, description: 'Production' });
-  if (urls.staging !== undefined) servers.push({ url: urls.staging, description: 'Staging' });
-  return servers.length > 0 ? servers : [{ url: API_PREFIX, description: 'This server' }];
+  if (urls.production !== undefined) servers.push(serverObject(urls.production, 'Production'));
+  if (urls.staging !== undefined) servers.push(serverObject(urls.staging, 'Staging'));
+  return servers.length > 0 ? servers : [thisServer(API_PREFIX, environment)];
 }
 
 /** Builds the OpenAPI 3.1 document served at `/openapi.json`: the contract of the API. */
@@ -184,7 +196,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
       description: description(options.rateLimit, options.deprecation, options.changelog, options.guides),
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: serversOf(options.servers),
+    servers: serversOf(options.servers, options.environment),
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'Categories', description: 'Categories classify pets by species or breed.' },

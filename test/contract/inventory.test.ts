@@ -62,7 +62,9 @@ describe('the OpenAPI document is the contract', () => {
     const bare = await startTestServer();
     t.after(() => bare.close());
     const served = (await (await fetch(`${bare.url}/openapi.json`)).json()) as Document;
-    assert.deepEqual(served.servers, [{ url: '/v1', description: 'This server' }]);
+    assert.deepEqual(served.servers, [
+      { url: '/v1', description: 'This server (production)', 'x-internal': false },
+    ]);
     assert.doesNotMatch(JSON.stringify(served), /petstore\.example/);
   });
 
@@ -160,7 +162,9 @@ describe('the admin API document is its contract', () => {
   after(() => server.close());
 
   test('every operation is secured by an admin token and documents 401 and 429', () => {
-    assert.deepEqual(document.servers, [{ url: '/admin/v1', description: 'This server' }]);
+    assert.deepEqual(document.servers, [
+      { url: '/admin/v1', description: 'This server (production)', 'x-internal': false },
+    ]);
     assert.deepEqual(Object.keys(document.components.securitySchemes), ['adminToken']);
     const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
     // Written out: the document is built from the contract, so comparing with it could not fail.
