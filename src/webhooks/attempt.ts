@@ -11,6 +11,9 @@ export const EXCERPT_BYTES = 1_024;
 /** Connections kept open to one receiver, for the next attempts. */
 const SOCKETS_PER_HOST = 16;
 
+/** The most bytes an encoded secret of a URL can take: a URL is at most 2,048 characters, 6 bytes each escaped. */
+const MOST_SECRET = 2_048 * 6;
+
 /** Past this many bytes of an answer the connection is dropped: a receiver cannot make us read a gigabyte. */
 const MOST_READ = 64 * 1_024;
 
@@ -46,18 +49,58 @@ export interface Sender {
 }
 
 /**
- * The credentials of a URL as an answer could echo them back (its password, and its `Authorization: Basic`
- * value): the excerpt is shown in the delivery log, where they must never appear.
+ * The secrets of a URL as an answer could echo them back: its password, and its `Authorization: Basic`
+ * value. The excerpt is shown in the delivery log, where they must never appear.
  */
-function credentialsOf(url: URL): string[] {
+function secretsOf(url: URL): string[] {
   if (url.username === '' && url.password === '') return [];
   const user = decodeURIComponent(url.username);
   const password = decodeURIComponent(url.password);
   return [Buffer.from(`${user}:${password}`).toString('base64'), password].filter((text) => text !== '');
 }
 
-const redacted = (text: string, hidden: readonly string[]) =>
-  hidden.reduce((shown, secret) => shown.replaceAll(secret, '[redacted]'), text);
+/**
+ * Every form in which a receiver may echo `secret`: as it is, JSON-escaped (with `/` escaped too, as PHP
+ * does), percent-encoded (a path's or a form's, space as `+`), and HTML-escaped. Longest first, so a form
+ * that holds another is redacted whole.
+ */
+function encodingsOf(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const forms = [
+    secret,
+    json,
+    json.replaceAll('/', '\\/'),
+    encodeURIComponent(secret),
+    encodeURIComponent(secret).replaceAll('%20', '+'),
+    secret.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`),
+    secret.replace(
+      /[&<>"]/g,
+      (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[character] ?? character,
+    ),
+  ];
+  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+/** What stands in an excerpt for a secret. */
+const MARK = '[redacted]';
+
+/**
+ * The first {@link EXCERPT_BYTES} of an answer with every form of the URL's secrets redacted. Redacted before
+ * it is cut, from bytes read past the cut by the longest form, so that a cut cannot split a secret into a
+ * part no pattern finds; a secret that the cut splits is redacted whole, and the excerpt ends at its mark.
+ */
+export function excerptOf(body: Buffer, url: URL): string {
+  const forms = secretsOf(url).flatMap(encodingsOf);
+  const longest = Math.max(0, ...forms.map((form) => Buffer.byteLength(form)));
+  let text = body.subarray(0, EXCERPT_BYTES + longest).toString('utf8');
+  for (const form of forms) text = text.replaceAll(form, MARK);
+  const cut = Buffer.from(text).subarray(0, EXCERPT_BYTES).toString('utf8');
+  // A cut through a mark shows the mark whole (it is ASCII: the cut is the text's exact prefix there).
+  for (let at = text.indexOf(MARK); at !== -1 && at < cut.length; at = text.indexOf(MARK, at + 1)) {
+    if (at + MARK.length > cut.length) return text.slice(0, at + MARK.length);
+  }
+  return cut;
+}
 
 const outcomeOf = (status: number): AttemptResult['outcome'] =>
   status >= 200 && status < 300 ? 'delivered' : status === 410 ? 'gone' : 'failed';
@@ -131,14 +174,12 @@ export function createSender(options: SenderOptions): Sender {
             outcome: outcomeOf(status),
             status,
             latencyMs: elapsed(),
-            excerpt: redacted(
-              Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
-              credentialsOf(url),
-            ),
+            excerpt: excerptOf(Buffer.concat(chunks), url),
             error,
           });
         response.on('data', (chunk: Buffer) => {
-          if (read < EXCERPT_BYTES) chunks.push(chunk);
+          // Past the excerpt by as much as a secret's longest form, so that it is redacted before the cut.
+          if (read < EXCERPT_BYTES + MOST_SECRET) chunks.push(chunk);
           read += chunk.length;
           if (read > MOST_READ) {
             response.destroy();

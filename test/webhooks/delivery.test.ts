@@ -129,6 +129,34 @@ describe('a webhook attempt, sent to a real receiver and checked with the refere
     assert.equal(result.excerpt, 'you sent Authorization: Basic [redacted] (password [redacted])');
   });
 
+  test('an echoed password is redacted JSON-escaped, URL-encoded and HTML-escaped too, and where the 1 KiB cut splits it', async () => {
+    const password = 'p/a"s s&w<rd';
+    const target = new URL(receiver.url.replace('http://', `http://hook:${encodeURIComponent(password)}@`));
+    const forms = [
+      JSON.stringify({ password }),
+      JSON.stringify({ password }).replaceAll('/', '\\/'),
+      `password=${encodeURIComponent(password)}`,
+      `password=${encodeURIComponent(password).replaceAll('%20', '+')}`,
+      `<b>${password.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('"', '&quot;')}</b>`,
+    ];
+    const { body, headers } = signedMessage(event(), [newSigningSecret()], new Date());
+    for (const form of forms) {
+      receiver.answer({ status: 400, body: form });
+      const { excerpt } = await sender.send(target, headers, body);
+      assert.match(excerpt, /\[redacted\]/, form);
+      for (const piece of ['p/a', 's s', 'w<rd', 'w&lt;rd', 'p\\/a', 's%20s', 's+s&w', '%26w']) {
+        assert.ok(!excerpt.includes(piece), `${form} shown as ${excerpt}`);
+      }
+    }
+    // The cut at 1 KiB falls inside the echoed password: it is redacted whole all the same.
+    for (const offset of [1, 4, password.length - 1]) {
+      receiver.answer({ status: 400, body: `${'x'.repeat(EXCERPT_BYTES - offset)}${password} and more` });
+      const { excerpt } = await sender.send(target, headers, body);
+      assert.ok(excerpt.startsWith(`${'x'.repeat(EXCERPT_BYTES - offset)}[redacted]`), excerpt.slice(-20));
+      assert.ok(!excerpt.includes('p/a') && !excerpt.endsWith('[reda'), excerpt.slice(-20));
+    }
+  });
+
   test('a receiver that does not answer in time, or is not there, is a failure with its reason', async () => {
     const quick = createSender({ policy: { allowPrivate: true }, timeoutMs: 300 });
     try {
