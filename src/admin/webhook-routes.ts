@@ -1,14 +1,16 @@
-import type {
-  AdminOperationId,
-  DeliveryQuery,
-  DeliveryReplay,
-  NewWebhook,
-  WebhookChange,
-  WebhookTest,
+import {
+  type AdminOperationId,
+  type DeliveryQuery,
+  type DeliveryReplay,
+  type NewWebhook,
+  type Role,
+  roleAllows,
+  type WebhookChange,
+  type WebhookTest,
 } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 import { type OperationHandler, queryTime } from '../http/index.js';
-import { WebhookInputError, type WebhookManager } from '../webhooks/index.js';
+import { type EndpointView, maskedUrl, WebhookInputError, type WebhookManager } from '../webhooks/index.js';
 
 type WebhookOperation =
   | 'listWebhooks'
@@ -37,6 +39,15 @@ async function checked<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * An endpoint as a role sees it: whole from `admin` up, who may change it; below, its URL's path and query
+ * masked, as they can be the capability itself (a chat service's `…/services/T0/B0/<secret>`, `?token=`).
+ */
+function shownTo(role: Role | undefined, endpoint: EndpointView): EndpointView {
+  if (role !== undefined && roleAllows(role, 'admin')) return endpoint;
+  return { ...endpoint, url: maskedUrl(new URL(endpoint.url)) };
+}
+
 /** The handlers of the webhook operations: thin callers of the manager the CLI uses too. */
 export function webhookHandlers(deps: {
   webhooks: WebhookManager;
@@ -46,8 +57,9 @@ export function webhookHandlers(deps: {
   const endpointId = (params: unknown) => (params as { id: string }).id;
   const deliveryOf = (params: unknown) => params as { id: string; deliveryId: number };
   return {
-    async listWebhooks(_request, reply) {
-      return reply.send(await webhooks.list());
+    async listWebhooks(request, reply) {
+      const role = request.admin?.role;
+      return reply.send((await webhooks.list()).map((endpoint) => shownTo(role, endpoint)));
     },
     async createWebhook(request, reply) {
       const body = request.body as NewWebhook;
@@ -58,7 +70,7 @@ export function webhookHandlers(deps: {
       const id = endpointId(request.params);
       const endpoint = await webhooks.get(id);
       if (endpoint === undefined) throw noEndpoint(id);
-      return reply.send(endpoint);
+      return reply.send(shownTo(request.admin?.role, endpoint));
     },
     async updateWebhook(request, reply) {
       const id = endpointId(request.params);

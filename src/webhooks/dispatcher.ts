@@ -6,7 +6,7 @@ import type { AttemptResult, Sender } from './attempt.js';
 import { storedEvent } from './events.js';
 import { nextAttemptAt, RETRY_DELAYS_MS } from './schedule.js';
 import { signedHeaders } from './signing.js';
-import { displayUrl, parseWebhookUrl } from './target.js';
+import { maskedUrl, parseWebhookUrl } from './target.js';
 import type { AttemptOutcome, DisabledReason, DueDelivery, WebhookRepository } from './types.js';
 
 /** The actor of the audit entries the dispatcher makes: an endpoint it disabled. */
@@ -120,7 +120,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       actor: DISPATCHER_ACTOR,
       action: 'webhook.disabled',
       target: due.endpointId,
-      details: { reason, url: url instanceof URL ? displayUrl(url) : '(not a URL)' },
+      details: { reason, url: url instanceof URL ? maskedUrl(url) : '(not a URL)' },
     };
   }
 
@@ -138,11 +138,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const outcome = outcomeOf(due, result, clock.now());
     await records.keep(outcome);
     if (outcome.disable !== undefined) {
-      // Told to the operator's other endpoints: this one is disabled by now, so it takes none of it.
+      // Told to the operator's other endpoints (this one is disabled by now, so it takes none of it), which
+      // may be third parties': its id and host only, never a URL whose path or query may be a capability.
       const data = {
         id: due.endpointId,
         reason: outcome.disable.reason,
-        url: outcome.disable.entry.details.url,
+        host: url instanceof URL ? url.host : null,
       };
       await repository.publish(storedEvent('webhook.endpoint_disabled', data, clock.now()));
       logger.warn(

@@ -51,6 +51,7 @@ export {
   checkTarget,
   displayUrl,
   guardedLookup,
+  maskedUrl,
   nonPublicRange,
   parseWebhookUrl,
   type TargetPolicy,

@@ -7,6 +7,7 @@ import {
   checkTarget,
   displayUrl,
   MASK,
+  maskedUrl,
   parseWebhookUrl,
   type TargetPolicy,
   TargetRefused,
@@ -225,7 +226,7 @@ export function createWebhookManager(deps: {
           secret,
           createdAt: now(),
         },
-        entry('webhook.created', id, { url: displayUrl(url), events }, actor),
+        entry('webhook.created', id, { url: maskedUrl(url), events }, actor),
       );
       return { endpoint: endpointView(made, now()), secret };
     },
@@ -243,7 +244,7 @@ export function createWebhookManager(deps: {
       if (update.url !== undefined) {
         const url = await checkedUrl(update.url);
         change.url = url.href;
-        details.url = displayUrl(url);
+        details.url = maskedUrl(url);
       }
       if (update.events !== undefined) details.events = change.events = checkedEvents(update.events);
       if (update.description !== undefined) {

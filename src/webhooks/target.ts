@@ -83,6 +83,23 @@ export function displayUrl(url: URL): string {
   return shown.href;
 }
 
+/**
+ * The URL with its path and query masked as well: `https://hooks.example.com/***?token=***`. A chat
+ * service's or a CI's webhook URL is a capability (`…/services/T0/B0/<secret>`, `?token=…`): whoever reads it
+ * can post as the operator. The audit, the events sent to other endpoints and the roles below `admin` see this
+ * form; the query's names stay, as they tell the endpoints apart without giving anything away.
+ */
+export function maskedUrl(url: URL): string {
+  const shown = new URL(displayUrl(url));
+  if (shown.pathname !== '/') shown.pathname = `/${MASK}`;
+  if (shown.search !== '') {
+    const names = [...new Set(shown.searchParams.keys())];
+    shown.search = names.map((name) => `${encodeURIComponent(name)}=${MASK}`).join('&');
+  }
+  // URL would write the mask's asterisks as they are; the result is for people, never requested.
+  return shown.href;
+}
+
 /** A URL's host as the resolver and `isIP` take it: IPv6 literals without their brackets. */
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 

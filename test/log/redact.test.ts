@@ -9,9 +9,7 @@ import { newSigningSecret } from '../../src/webhooks/index.js';
 function percentEncoded(text: string, encode: (index: number) => boolean): string {
   return [...text]
     .map((character, index) =>
-      encode(index)
-        ? `%${character.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}`
-        : character,
+      encode(index) ? `%${character.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}` : character,
     )
     .join('');
 }

@@ -56,6 +56,27 @@ describe('webhooks through the admin API, delivered to a real receiver', () => {
     }
   }
 
+  test("a capability URL's path and query are shown to admins only, and never kept in the audit", async () => {
+    const capability = `http://127.0.0.1:${receiver.port}/services/T0AB/B0CD/s3cretcapability?token=t0ken&team=7`;
+    const made = await create({ url: capability, events: ['pet.created'] });
+    assert.equal(made.status, 201, made.text);
+    const { id } = made.body as EndpointBody;
+    assert.equal((made.body as EndpointBody).url, capability, 'the admin who made it sees it whole');
+    for (const role of ['support', 'viewer'] as const) {
+      const token = (await server.createAdminToken(`${role} desk`, role)).token;
+      const one = (await server.admin(token, `/webhooks/${id}`)).body as EndpointBody;
+      assert.equal(one.url, `http://127.0.0.1:${receiver.port}/***?token=***&team=***`, role);
+      const all = await server.admin(token, '/webhooks');
+      assert.ok(!all.text.includes('s3cretcapability') && !all.text.includes('t0ken'), role);
+    }
+    const owner = (await server.admin(admin, `/webhooks/${id}`)).body as EndpointBody;
+    assert.equal(owner.url, capability);
+    const audit = await server.admin(admin, `/audit?target=${id}`);
+    assert.equal(audit.status, 200, audit.text);
+    assert.ok(!audit.text.includes('s3cretcapability') && !audit.text.includes('t0ken'), audit.text);
+    assert.equal((await server.admin(admin, `/webhooks/${id}`, { method: 'DELETE' })).status, 200);
+  });
+
   test('an endpoint is made with its secret shown once; a test event arrives and verifies with it', async () => {
     const made = await create({
       url: `http://hook:pa55@127.0.0.1:${receiver.port}/in`,
