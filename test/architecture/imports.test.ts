@@ -15,30 +15,43 @@ interface Import {
   typeOnly: boolean;
 }
 
-/** Every TypeScript file of src, test and bench, relative to the checkout. */
+/** The client package's sources (a workspace of its own, published without the server). */
+const CLIENT = path.join('packages', 'client', 'src');
+
+/** Every TypeScript file of src, test, bench and the client package, relative to the checkout. */
 function sourceFiles(): string[] {
-  return ['src', 'test', 'bench'].flatMap((folder) =>
+  return ['src', 'test', 'bench', CLIENT].flatMap((folder) =>
     readdirSync(path.join(ROOT, folder), { recursive: true })
       .map((file) => path.join(folder, String(file)))
       .filter((file) => file.endsWith('.ts')),
   );
 }
 
-/** The relative imports and re-exports of a file, read by the compiler's parser. */
-function importsOf(file: string): Import[] {
+/** The import and re-export statements of a file, read by the compiler's parser, with what each names. */
+function statementsOf(
+  file: string,
+): { statement: ts.ImportDeclaration | ts.ExportDeclaration; text: string }[] {
   const source = ts.createSourceFile(
     file,
     readFileSync(path.join(ROOT, file), 'utf8'),
     ts.ScriptTarget.Latest,
   );
-  const found: Import[] = [];
-  for (const statement of source.statements) {
-    if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
+  return source.statements.flatMap((statement) => {
+    if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) return [];
     const specifier = statement.moduleSpecifier;
-    if (specifier === undefined || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.'))
-      continue;
-    const target = path.join(path.dirname(file), specifier.text).replace(/\.js$/, '.ts');
-    assert.ok(existsSync(path.join(ROOT, target)), `${file} imports ${specifier.text}, which does not exist`);
+    return specifier !== undefined && ts.isStringLiteral(specifier)
+      ? [{ statement, text: specifier.text }]
+      : [];
+  });
+}
+
+/** The relative imports and re-exports of a file. */
+function importsOf(file: string): Import[] {
+  const found: Import[] = [];
+  for (const { statement, text } of statementsOf(file)) {
+    if (!text.startsWith('.')) continue;
+    const target = path.join(path.dirname(file), text).replace(/\.js$/, '.ts');
+    assert.ok(existsSync(path.join(ROOT, target)), `${file} imports ${text}, which does not exist`);
     found.push({ target, typeOnly: isTypeOnly(statement) });
   }
   return found;
@@ -72,7 +85,18 @@ function capabilityOf(file: string): string | undefined {
   return top === 'src' && folder !== undefined && !folder.endsWith('.ts') ? folder : undefined;
 }
 
-const GRAPH = new Map(sourceFiles().map((file) => [file, importsOf(file)]));
+/** The packages a file imports by name (`standardwebhooks`, `node:fs`), type-only imports included. */
+function packagesOf(file: string): string[] {
+  return statementsOf(file)
+    .map(({ text }) => text)
+    .filter((text) => !text.startsWith('.'));
+}
+
+const FILES = sourceFiles();
+const GRAPH = new Map(FILES.map((file) => [file, importsOf(file)]));
+const PACKAGES = new Map(FILES.map((file) => [file, packagesOf(file)]));
+
+const inClient = (file: string) => file.startsWith(`${CLIENT}${path.sep}`);
 
 test('no import cycle, type-only imports included', () => {
   // Tarjan's strongly connected components: any component of more than one file is a cycle.
@@ -137,6 +161,30 @@ test('no capability imports config; config imports only the types of the options
         wrong.push(`${file} imports ${target} at run time`);
       }
     }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test('the client package imports only its own files and its dependencies; others reach it by its name', () => {
+  const { dependencies } = JSON.parse(
+    readFileSync(path.join(ROOT, 'packages', 'client', 'package.json'), 'utf8'),
+  ) as { dependencies: Record<string, string> };
+  const wrong: string[] = [];
+  for (const [file, imports] of GRAPH) {
+    for (const { target } of imports) {
+      // Its installed copy has no server beside it: not a type of the contract either (those are generated).
+      if (inClient(file) && !inClient(target)) wrong.push(`${file} -> ${target}`);
+      // The client's component tests, test/client, may reach its internals; the rest import the package.
+      const ownTests = file.split(path.sep).slice(0, 2).join('/') === 'test/client';
+      if (!inClient(file) && inClient(target) && !ownTests) wrong.push(`${file} -> ${target}`);
+    }
+    const named = PACKAGES.get(file) ?? [];
+    if (inClient(file))
+      for (const name of named) if (!(name in dependencies)) wrong.push(`${file} imports ${name}`);
+    // The server never needs its own client: the package depends on the contract, not the other way round.
+    if (capabilityOf(file) !== undefined)
+      for (const name of named)
+        if (name.startsWith('@petstore-api/client')) wrong.push(`${file} imports ${name}`);
   }
   assert.deepEqual(wrong, []);
 });

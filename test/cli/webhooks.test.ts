@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { verifyWebhook } from '../../src/client/index.js';
+import { verifyWebhook } from '@petstore-api/client';
 import { Sqlite } from '../../src/storage/index.js';
 import { eventually } from '../support/assertions.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
-import fc from 'fast-check';
 import {
   AuthenticationError,
   type ClientOptions,
@@ -19,9 +18,10 @@ import {
   ServerError,
   type Sleep,
   ValidationError,
-} from '../../src/client/index.js';
-import { backoffDelay, parseRetryAfter } from '../../src/client/retry.js';
-import { sleep as timerSleep } from '../../src/client/transport.js';
+} from '@petstore-api/client';
+import fc from 'fast-check';
+import { backoffDelay, parseRetryAfter } from '../../packages/client/src/retry.js';
+import { sleep as timerSleep } from '../../packages/client/src/transport.js';
 
 const BASE = 'https://api.example.test/v1';
 const API_KEY = 'ps_test_abc123';
@@ -694,8 +694,9 @@ describe('abort', () => {
 });
 
 describe('packaging', () => {
-  it('loads nothing at run time from outside src/client but the Standard Webhooks library, for verifyWebhook', async () => {
-    const folder = new URL('../../src/client/', import.meta.url);
+  it('its build loads nothing at run time from outside its folder but the Standard Webhooks library, for verifyWebhook', async () => {
+    // The package's own build (packages/client/dist), which is what its tarball holds.
+    const folder = new URL('../../../packages/client/dist/', import.meta.url);
     const files = (await readdir(folder)).filter((name) => name.endsWith('.js'));
     assert.ok(files.includes('index.js'));
     for (const file of files) {

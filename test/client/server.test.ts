@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-// Imported as users import it (the package's own `exports`), so the import line of docs/client.md is what is tested.
+// Imported as users import it (the client package, by its name), so the import line of docs/client.md is what is tested.
 import {
   AuthenticationError,
   createClient,
@@ -9,7 +9,9 @@ import {
   PermissionDeniedError,
   RateLimitError,
   ValidationError,
-} from '@petstore-api/server/client';
+} from '@petstore-api/client';
+// The name 1.3 documented, which the server package still exports.
+import * as compatible from '@petstore-api/server/client';
 import { FakeClock } from '../../src/clock/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -121,4 +123,12 @@ describe('the client against the real server', () => {
     assert.equal(limited.code, 'rate_limit_exceeded');
     assert.equal(limited.retryAfterMs, 60_000);
   });
+});
+
+test('the server package still exports the client as @petstore-api/server/client, the very same module', async () => {
+  // 1.3 documented that name; it now leads to the client package's build, so each class is one class.
+  const packaged = await import('@petstore-api/client');
+  assert.deepEqual(Object.keys(compatible).sort(), Object.keys(packaged).sort());
+  assert.equal(compatible.createClient, createClient);
+  assert.equal(compatible.RateLimitError, RateLimitError);
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { verifyWebhook, WebhookVerificationError } from '@petstore-api/client';
 import { Webhook } from 'standardwebhooks';
-import { verifyWebhook, WebhookVerificationError } from '../../src/client/index.js';
 
 const SECRET = `whsec_${Buffer.alloc(24, 1).toString('base64')}`;
 const BODY = JSON.stringify({

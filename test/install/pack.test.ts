@@ -89,7 +89,9 @@ describe('npm pack, installed into a prefix, run from an empty directory', {
     for (const file of [
       'dist/src/cli/main.js',
       'dist/src/app/index.js',
-      'dist/src/client/index.js',
+      // The client package's build, which `@petstore-api/server/client` still exports.
+      'packages/client/dist/index.js',
+      'packages/client/dist/index.d.ts',
       'CHANGELOG.md',
       'package.json',
       'deploy/petstore.service',
@@ -108,9 +110,28 @@ describe('npm pack, installed into a prefix, run from an empty directory', {
       );
     }
     assert.deepEqual(
-      files.filter((file) => file.startsWith('dist/test/') || file.startsWith('src/')),
+      files.filter(
+        (file) =>
+          file.startsWith('dist/test/') ||
+          file.startsWith('src/') ||
+          (file.startsWith('packages/') && !file.startsWith('packages/client/dist/')),
+      ),
       [],
     );
+  });
+
+  test('@petstore-api/server/client, the name 1.3 documented, still gives the client', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const { createClient, verifyWebhook } = await import('@petstore-api/server/client'); " +
+          "console.log(typeof createClient, typeof verifyWebhook, typeof createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k' }).listPets);",
+      ],
+      { cwd: prefix },
+    );
+    assert.equal(stdout.trim(), 'function function function');
   });
 
   test('every warning of the install, and every install script npm asks approval for, is one the docs explain', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
+import { createClient, type FetchLike } from '@petstore-api/client';
 import pg from 'pg';
-import { createClient, type FetchLike } from '../../src/client/index.js';
 import { Sqlite } from '../../src/storage/index.js';
 import { BACKENDS, backendEnvironment } from '../support/backends.js';
 import { createUnlimitedKey, type ServerProcess, spawnServer } from '../support/process.js';

@@ -1,5 +1,13 @@
+export {
+  type ClientOptions,
+  createClient,
+  normalizeBaseUrl,
+  type PagedLists,
+  type PetstoreClient,
+} from './client.js';
 export type {
   Category,
+  ErrorCode,
   KeyInfo,
   NewCategory,
   NewOrder,
@@ -11,15 +19,7 @@ export type {
   Pet,
   PetQuery,
   PetStatus,
-} from '../contract/index.js';
-export type { ErrorCode } from '../errors/index.js';
-export {
-  type ClientOptions,
-  createClient,
-  normalizeBaseUrl,
-  type PagedLists,
-  type PetstoreClient,
-} from './client.js';
+} from './contract.js';
 export {
   AuthenticationError,
   type ClientErrorCode,

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors/index.js';
+import type { ErrorCode } from './contract.js';
 
 /**
  * Codes the client itself assigns: the request never got an HTTP answer (`connection_error`), or the

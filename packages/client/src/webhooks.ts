@@ -1,5 +1,5 @@
 import { WebhookVerificationError as LibraryError, Webhook } from 'standardwebhooks';
-import type { Category, EventType, Order, Pet } from '../contract/index.js';
+import type { Category, EventType, Order, Pet } from './contract.js';
 
 /** One event as a webhook delivers it: `id` is also its `webhook-id`, the same on every attempt. */
 interface Envelope<T extends EventType, D> {

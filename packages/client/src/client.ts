@@ -7,8 +7,8 @@ import type {
   NewCategory,
   NewOrder,
   NewPet,
-  OPERATIONS,
   OperationId,
+  OperationRoutes,
   Order,
   OrderQuery,
   OwnRequestQuery,
@@ -16,7 +16,7 @@ import type {
   PetQuery,
   RevokedKey,
   RotatedKey,
-} from '../contract/index.js';
+} from './contract.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import {
   type FetchLike,
@@ -147,12 +147,6 @@ export interface Operations {
   revokeKey(options?: PostOptions): Promise<RevokedKey>;
 }
 
-/** The method and path the contract gives an operation, as literal types. */
-type ContractRoute<Id extends OperationId> = Pick<
-  Extract<(typeof OPERATIONS)[number], { operationId: Id }>,
-  'method' | 'path'
->;
-
 /**
  * Method and path of each operation. The `satisfies` makes the compiler check every entry against the
  * contract, and demand an entry for every operation the contract gains.
@@ -170,7 +164,7 @@ const ROUTES = {
   listKeyRequests: { method: 'GET', path: '/key/requests' },
   rotateKey: { method: 'POST', path: '/key/rotate' },
   revokeKey: { method: 'POST', path: '/key/revoke' },
-} as const satisfies { [Id in OperationId]: ContractRoute<Id> };
+} as const satisfies OperationRoutes;
 
 /** The major version segment every operation lives under (spec section 9). */
 const VERSION_SEGMENT = '/v1';
