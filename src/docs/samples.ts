@@ -220,7 +220,7 @@ function clientSample(request: SampleRequest, target: SampleTarget): string {
   }
   if (request.idempotencyKey) args.push(`{ idempotencyKey: '${request.idempotencyKey}' }`);
   return [
-    "import { createClient } from '@petstore-api/server/client';",
+    "import { createClient } from '@petstore-api/client';",
     '',
     `const client = createClient({ baseUrl: '${target.baseUrl}', apiKey: ${key} });`,
     `console.log(await client.${request.operationId}(${args.join(', ')}));`,

@@ -27,7 +27,7 @@ function sampledOperations(document: Record<string, unknown>): SampledOperation[
   return found;
 }
 
-/** The checkout, where `@petstore-api/server/client` resolves to the package itself. */
+/** The checkout, where `@petstore-api/client` resolves to the client workspace (its link in node_modules). */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The status each operation's sample gets, in the document's order, from an empty store. */
@@ -142,7 +142,7 @@ describe('code samples in the served document', () => {
       try {
         const statuses = await statusesOf(target, async (operation, key) => {
           const source = sampleOf(operation, label).replaceAll(server.url, target.url);
-          // The typed client's sample imports `@petstore-api/server/client`: from the checkout, the package itself.
+          // The typed client's sample imports `@petstore-api/client`: from the checkout, the workspace.
           const { stdout } = await run(command, [...args, source], {
             env: { ...process.env, PETSTORE_KEY: key },
             cwd: ROOT,
