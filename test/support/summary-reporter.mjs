@@ -27,7 +27,9 @@ export default async function* summaryReporter(source) {
       const ms = data.details?.duration_ms?.toFixed(0) ?? '?';
       if (type === 'test:pass' && (data.skip || data.todo)) {
         skipped += 1;
-        yield `${indent}- ${data.name} (skipped)\n`;
+        // A skip's reason, when it gives one, is printed: a test that cannot run here says why.
+        const reason = typeof data.skip === 'string' ? `: ${data.skip}` : '';
+        yield `${indent}- ${data.name} (skipped${reason})\n`;
       } else if (type === 'test:pass') {
         passed += 1;
         yield `${indent}ok ${data.name} (${ms} ms)\n`;

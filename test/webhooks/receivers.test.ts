@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -12,19 +12,31 @@ import { request, startTestServer, type TestServer } from '../support/server.js'
 
 /** The guide's receivers, as a reader copies them: the code blocks of docs/webhooks.md, run as they are. */
 const GUIDE = readFileSync(path.join(REPOSITORY, 'docs/webhooks.md'), 'utf8');
+/** The guide's JavaScript and Python blocks: every one of them is a receiver, and each is run here. */
+const BLOCKS = tokensOf(GUIDE).flatMap((token) =>
+  token.type === 'code' && (token.lang === 'js' || token.lang === 'python')
+    ? [{ lang: token.lang as string, text: token.text as string }]
+    : [],
+);
 const block = (lang: string, marker: string) => {
-  const found = tokensOf(GUIDE).find(
-    (token) => token.type === 'code' && token.lang === lang && token.text.includes(marker),
-  );
-  assert.ok(found && 'text' in found, `docs/webhooks.md has a ${lang} receiver`);
-  return found.text as string;
+  const found = BLOCKS.filter((one) => one.lang === lang && one.text.includes(marker));
+  assert.equal(found.length, 1, `docs/webhooks.md has one ${lang} receiver with ${marker}`);
+  return (found[0] as { text: string }).text;
 };
 
 /**
- * Written inside the checkout, where `@petstore-api/server/client` resolves to this package itself (a
- * package's own name names it from within), as it does in a project that installed it.
+ * Written inside the checkout, where `@petstore-api/client` (the workspace's link) and `standardwebhooks` (its
+ * dependency) resolve from the checkout's node_modules, as they do in a project that installed them.
  */
 const FOLDER = path.join(REPOSITORY, 'test-artifacts', 'receivers');
+
+/**
+ * Python's standardwebhooks comes from PyPI, which the suite's machines cannot reach, and Debian does not
+ * package it: its receiver runs where it is installed, and is only compiled elsewhere.
+ */
+const PYTHON_LIBRARY_MISSING =
+  spawnSync('python3', ['-c', 'import standardwebhooks.webhooks'], { stdio: 'ignore' }).status !== 0 &&
+  "Python's standardwebhooks is not installed here (PyPI is out of reach, Debian has no package of it)";
 
 interface Running {
   url: string;
@@ -72,19 +84,64 @@ describe('the guide’s receivers verify real deliveries', () => {
     await server?.close();
   });
 
-  const receivers = [
+  const receivers: {
+    language: string;
+    lang: string;
+    marker: string;
+    file: string;
+    command: string;
+    skip?: string | false;
+  }[] = [
     {
-      language: 'JavaScript',
+      language: 'JavaScript with the client package',
       lang: 'js',
-      marker: 'verifyWebhook',
-      file: 'receiver.mjs',
+      marker: "from '@petstore-api/client'",
+      file: 'receiver-client.mjs',
       command: process.execPath,
     },
-    { language: 'Python', lang: 'python', marker: 'HTTPServer', file: 'receiver.py', command: 'python3' },
+    {
+      language: 'JavaScript with standardwebhooks',
+      lang: 'js',
+      marker: "from 'standardwebhooks'",
+      file: 'receiver-library.mjs',
+      command: process.execPath,
+    },
+    {
+      language: 'Python with the standard library',
+      lang: 'python',
+      marker: 'hmac.compare_digest',
+      file: 'receiver.py',
+      command: 'python3',
+    },
+    {
+      language: 'Python with standardwebhooks',
+      lang: 'python',
+      marker: 'from standardwebhooks',
+      file: 'receiver-library.py',
+      command: 'python3',
+      skip: PYTHON_LIBRARY_MISSING,
+    },
   ];
 
-  for (const { language, lang, marker, file, command } of receivers) {
-    test(`${language}: an order.placed is handled once, a replay is acknowledged, a forgery refused`, async () => {
+  test('every JavaScript and Python block of the guide is one of the receivers run here', () => {
+    const unrun = BLOCKS.filter(
+      (one) => !receivers.some(({ lang, marker }) => one.lang === lang && one.text.includes(marker)),
+    );
+    assert.deepEqual(unrun, []);
+    assert.equal(BLOCKS.length, receivers.length);
+  });
+
+  test('Python with standardwebhooks: the receiver compiles (where the library is missing, it is not run)', () => {
+    const source = path.join(FOLDER, 'receiver-library.py');
+    writeFileSync(source, block('python', 'from standardwebhooks'));
+    const compiled = spawnSync('python3', ['-m', 'py_compile', source], { encoding: 'utf8' });
+    assert.equal(compiled.status, 0, compiled.stderr);
+  });
+
+  for (const { language, lang, marker, file, command, skip = false } of receivers) {
+    test(`${language}: an order.placed is handled once, a replay is acknowledged, a forgery refused`, {
+      skip,
+    }, async () => {
       const source = path.join(FOLDER, file);
       writeFileSync(source, block(lang, marker));
       // The endpoint first, for its secret; the receiver starts with it, as an integrator deploys it.
