@@ -465,3 +465,70 @@ describe('token sign-in turned off', () => {
     assert.deepEqual(new Set(answers.slice(refusedFrom)), new Set([429]));
   });
 });
+
+describe('the callback URL behind a TLS front (docs/people-and-roles.md)', () => {
+  let idp: TestIdentityProvider;
+  let direct: TestServer;
+  let trusting: TestServer;
+  /** The front's address as the service sees it: another machine. */
+  const FRONT = '192.0.2.10';
+  const forwarded = {
+    host: 'petstore.example.com',
+    'x-forwarded-proto': 'https',
+    'x-forwarded-for': '203.0.113.7',
+  };
+
+  before(async () => {
+    idp = await startIdentityProvider();
+    direct = await startTestServer(oidcEnv(idp));
+    trusting = await startTestServer(oidcEnv(idp, { TRUST_PROXY: FRONT }));
+    idp.register(['https://petstore.example.com']);
+  });
+  after(async () => {
+    await direct?.close();
+    await trusting?.close();
+    await idp?.close();
+  });
+
+  /** `/console/oidc/start` as it arrives from `remoteAddress`: the answer, and the callback it sends. */
+  async function start(server: TestServer, remoteAddress: string, headers: Record<string, string>) {
+    const answer = await server.server.app.inject({
+      method: 'GET',
+      url: '/console/oidc/start',
+      remoteAddress,
+      headers,
+    });
+    const location = answer.headers.location;
+    const callback =
+      typeof location === 'string' ? new URL(location).searchParams.get('redirect_uri') : undefined;
+    return { status: answer.statusCode, body: answer.body, callback };
+  }
+
+  test('a front on this machine is believed from loopback: the callback is https, without TRUST_PROXY', async () => {
+    const { status, callback } = await start(direct, '127.0.0.1', forwarded);
+    assert.equal(status, 303);
+    assert.equal(callback, 'https://petstore.example.com/console/oidc/callback');
+  });
+
+  test('a front on another machine is believed only when TRUST_PROXY names it', async () => {
+    const stranger = await start(direct, FRONT, forwarded);
+    assert.equal(stranger.status, 403, 'plain HTTP from another machine, as far as the service knows');
+    assert.match(stranger.body, /Sign in over HTTPS/);
+    assert.equal(stranger.callback, undefined);
+
+    // Its X-Forwarded-Host too, when it sends one.
+    const named = await start(trusting, FRONT, {
+      ...forwarded,
+      host: '10.0.0.2:8080',
+      'x-forwarded-host': 'petstore.example.com',
+    });
+    assert.equal(named.status, 303);
+    assert.equal(named.callback, 'https://petstore.example.com/console/oidc/callback');
+  });
+
+  test('a front on this machine that adds no headers (TLS ended below HTTP) leaves an http callback', async () => {
+    const { status, callback } = await start(direct, '127.0.0.1', { host: 'petstore.example.com' });
+    assert.equal(status, 303);
+    assert.equal(callback, 'http://petstore.example.com/console/oidc/callback');
+  });
+});
