@@ -234,4 +234,45 @@ describe('the guides in a real browser', () => {
     assert.equal(await page.locator('h1').textContent(), 'Scaling out');
     assert.deepEqual(failures, []);
   });
+
+  test('no guide scrolls sideways at 390 pixels: tables and code blocks scroll in their own box, text wraps', async () => {
+    // Three guides did: a URL, a metric with its labels and a command, each one word in a sentence.
+    const screens = path.join(ARTIFACTS, 'guides');
+    mkdirSync(screens, { recursive: true });
+    await page.setViewportSize({ width: 390, height: 900 });
+    try {
+      for (const { slug } of [{ slug: '' }, ...GUIDES]) {
+        const url = slug === '' ? GUIDES_PATH : guideUrl(slug);
+        await page.goto(`${server.url}${url}`);
+        const { scrollWidth, past, scrollers, unknown } = (await page.evaluate(`(() => {
+          const main = document.querySelector('main');
+          // A box that scrolls on its own: what is inside it may be wider than the window.
+          const inScroller = (element) => element.closest('.wide, pre') !== null;
+          const past = [...document.querySelectorAll('body *')].find(
+            (element) => !inScroller(element) && element.getBoundingClientRect().right > window.innerWidth + 0.5,
+          );
+          return {
+            scrollWidth: document.documentElement.scrollWidth,
+            past: past ? past.tagName.toLowerCase() + ': ' + past.textContent.slice(0, 60) : '',
+            // Each box that scrolls stays inside the text's column.
+            scrollers: [...main.querySelectorAll('.wide, pre')]
+              .filter((box) => box.getBoundingClientRect().right > main.getBoundingClientRect().right + 0.5)
+              .map((box) => box.textContent.slice(0, 60)),
+            // A word of the text in angle brackets that Markdown passed on as an HTML tag, and the page hid.
+            unknown: [...main.querySelectorAll('*')]
+              .filter((element) => element instanceof HTMLUnknownElement)
+              .map((element) => element.tagName.toLowerCase()),
+          };
+        })()`)) as { scrollWidth: number; past: string; scrollers: string[]; unknown: string[] };
+        assert.ok(scrollWidth <= 390, `${url} scrolls sideways (${scrollWidth} px) from: ${past}`);
+        assert.deepEqual(scrollers, [], `${url}: boxes wider than the column`);
+        assert.deepEqual(unknown, [], `${url}: words taken for tags`);
+        await assertAccessible(page, `${url} at 390 px`);
+        await page.screenshot({ path: path.join(screens, `${slug || 'index'}-390-top.png`) });
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    assert.deepEqual(failures, []);
+  });
 });
