@@ -79,13 +79,19 @@ export function createAccountHandlers(deps: {
       if (key === null || decision === null) throw new Error('GET /v1/key reached without a key');
       const now = clock.now();
       const days = Array.from({ length: 7 }, (_day, index) => dayOf(now - (6 - index) * DAY_MS));
-      const { stored, storedCalls, pending } = await recorder.withPending(key.id, async (pending) => {
-        const [stored, storedCalls] = await Promise.all([
-          usage.daily(key.id, days[0] as string, days[6] as string),
-          usage.deprecated(key.id),
-        ]);
-        return { stored, storedCalls, pending };
-      });
+      const { stored, storedCalls, storedKey, pending } = await recorder.withPending(
+        key.id,
+        async (pending) => {
+          // The key as stored, for its last use: the copy the authenticator holds is as of its last reload,
+          // and shown once this instance's counts were flushed it went back in time.
+          const [stored, storedCalls, storedKey] = await Promise.all([
+            usage.daily(key.id, days[0] as string, days[6] as string),
+            usage.deprecated(key.id),
+            keys.get(key.id),
+          ]);
+          return { stored, storedCalls, storedKey, pending };
+        },
+      );
       const usageDays: UsageDay[] = days.map((day) => {
         const counts = { success: 0, clientErrors: 0, rateLimited: 0, serverErrors: 0 };
         for (const add of [stored.find((row) => row.day === day), pending.days.get(day)]) {
@@ -112,7 +118,7 @@ export function createAccountHandlers(deps: {
         }
       }
       const lastUsed = [
-        key.lastUsedAt,
+        storedKey?.lastUsedAt ?? key.lastUsedAt,
         pending.lastUsed === undefined ? null : new Date(pending.lastUsed).toISOString(),
       ]
         .filter((at): at is string => at !== null)

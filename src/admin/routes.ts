@@ -30,7 +30,7 @@ import {
   keyView,
 } from '../keys/index.js';
 import type { PeopleRepository } from '../people/index.js';
-import { limitsFor, type RateLimitPolicy } from '../ratelimit/index.js';
+import { type Decision, limitsFor, type RateLimiter, type RateLimitPolicy } from '../ratelimit/index.js';
 import {
   filterOf,
   operatorView,
@@ -52,6 +52,12 @@ import type { Sessions } from './sessions.js';
 import { tokenHandlers } from './token-routes.js';
 import type { AdminTokenManager, AdminTokenRecord, AdminTokenRepository } from './tokens.js';
 import { webhookHandlers } from './webhook-routes.js';
+
+/** The requests a window's decision says were spent of its day. */
+async function dayUsed(decision: Decision | Promise<Decision>): Promise<number> {
+  const { day } = await decision;
+  return day.limit - day.remaining;
+}
 
 /** The key manager's refusals as the admin API answers them. */
 async function checked<T>(work: () => Promise<T>): Promise<T> {
@@ -111,6 +117,8 @@ export function createAdminHandlers(deps: {
   usage: UsageRepository;
   recorder: UsageRecorder;
   rateLimit: RateLimitPolicy;
+  /** Today's day window of each key, as the key's own page shows it. */
+  limiter: Pick<RateLimiter, 'peekKey'>;
   /** To check the token a sign-in sends in its body. */
   tokens: AdminAuthenticator;
   /** Every admin token, revoked ones too: the audit names its actors; the People page lists people's. */
@@ -134,6 +142,7 @@ export function createAdminHandlers(deps: {
     usage,
     recorder,
     rateLimit,
+    limiter,
     clock,
     tokens,
     adminTokens,
@@ -358,12 +367,17 @@ export function createAdminHandlers(deps: {
       await recorder.flush();
       const [used, records] = await Promise.all([usage.keysOn(day, query.limit ?? 10), keys.list()]);
       const byId = new Map(records.map((record) => [record.id, record]));
-      return reply.send(
-        used.flatMap((counts) => {
+      const today = day === new Date(clock.now()).toISOString().slice(0, 10);
+      const rows = await Promise.all(
+        used.map(async (counts) => {
           const record = byId.get(counts.keyId);
           if (record === undefined) return [];
           const limits = limitsFor(rateLimit, record);
-          const spent = counts.success + counts.clientErrors + counts.serverErrors;
+          // Today's use is the day window the limiter enforces, which the key's own page shows too (its
+          // budget's, shared with the keys a rotation links); an earlier day's, what storage counted.
+          const spent = today
+            ? await dayUsed(limiter.peekKey(record))
+            : counts.success + counts.clientErrors + counts.serverErrors;
           return [
             {
               ...counts,
@@ -377,6 +391,7 @@ export function createAdminHandlers(deps: {
           ];
         }),
       );
+      return reply.send(rows.flat());
     },
     async getDomainSettings(_request, reply) {
       return reply.send(domains.settings());

@@ -405,6 +405,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
     usage: storage.usage,
     recorder: deps.recorder,
     rateLimit: config.rateLimit,
+    limiter: deps.limiter,
     tokens: deps.adminAuthenticator,
     adminTokens: storage.adminTokens,
     people: storage.people,

@@ -15,6 +15,7 @@ import {
   createRateLimiter,
   createRateLimitStore,
   limitsFor,
+  type RateLimiter,
   type RateLimitStore,
 } from '../ratelimit/index.js';
 import { createRequestLog, type RequestLog } from '../request-log/index.js';
@@ -95,6 +96,29 @@ async function openRequestLog(
   metrics.watchRequestLog(log.backlog);
   log.start();
   return log;
+}
+
+/**
+ * Starts the day windows of the rate limiter where it forgot them (limits counted in this process's
+ * memory): each key budget at the requests its keys made today, as storage counted them (429s aside, as the
+ * window counts). Without it a restart gave every key its whole day again, and the key's page (the window)
+ * and the console (storage) disagreed on today's use.
+ */
+async function resumeDayWindows(deps: { storage: Storage; limiter: RateLimiter; clock: Clock }) {
+  const { storage, limiter, clock } = deps;
+  const today = new Date(clock.now()).toISOString().slice(0, 10);
+  const [used, keys] = await Promise.all([storage.usage.keysOn(today, 1_000_000), storage.apiKeys.list()]);
+  const byId = new Map(keys.map((key) => [key.id, key]));
+  const budgets = new Map<string, { key: ApiKeyRecord; used: number }>();
+  for (const counts of used) {
+    const key = byId.get(counts.keyId);
+    if (key === undefined) continue;
+    const spent = counts.success + counts.clientErrors + counts.serverErrors;
+    const budget = budgets.get(key.budgetId);
+    if (budget === undefined) budgets.set(key.budgetId, { key, used: spent });
+    else budget.used += spent;
+  }
+  for (const { key, used: spent } of budgets.values()) limiter.resumeDay(key, spent);
 }
 
 /** The composition root: builds every dependency of the app once, from the configuration. */
@@ -190,6 +214,7 @@ export async function composeApp(
       logger,
     });
     await adminAuthenticator.start();
+    if (store.resumeDay !== undefined) await resumeDayWindows({ storage, limiter, clock });
     const recorder = createUsageRecorder({ usage: storage.usage, clock, logger });
     recorder.start();
     requestLog = await openRequestLog(config, { clock, logger, metrics });

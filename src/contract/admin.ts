@@ -554,7 +554,10 @@ export const KeyUsage = Type.Object(
     ...OutcomeCounts,
     used: Type.Integer({
       minimum: 0,
-      description: 'The answers that counted against its day window: all but the 429s.',
+      description:
+        'Today: the requests its day window holds, as the rate limiter counts them and the key’s own page ' +
+        'shows them (shared with the keys a rotation links). An earlier day: the answers stored for it, ' +
+        'all but the 429s.',
     }),
     perMinute: Type.Integer({ minimum: 0 }),
     perDay: Type.Integer({ minimum: 0 }),

@@ -19,6 +19,11 @@ export interface RateLimiter {
   forAdminToken(tokenId: string): Decision | Promise<Decision>;
   /** Lifts the ban of a key's budget. */
   unban(key: ApiKeyRecord): Promise<void>;
+  /**
+   * Starts the day window of a key's budget at `used` (its keys' requests stored for today), where the store
+   * forgot it at a restart (the in-memory store); nothing where the store keeps it (Redis).
+   */
+  resumeDay(key: ApiKeyRecord, used: number): void;
   /** Resolves when the store can be reached. */
   ping(): Promise<void>;
   /** Releases the store. */
@@ -103,6 +108,9 @@ export function createRateLimiter(deps: {
     },
     forAdminToken(tokenId) {
       return store.hit(`admin:${tokenId}`, policy.admin, clock.now(), null);
+    },
+    resumeDay(key, used) {
+      store.resumeDay?.(budgetSubject(key), used, clock.now());
     },
     async unban(key) {
       await store.unban(budgetSubject(key));

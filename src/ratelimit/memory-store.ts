@@ -122,6 +122,29 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return { kind: 'allowed', minute, day, now };
   }
 
+  resumeDay(subject: string, used: number, now: number): void {
+    const dayStart = windowStart(now, DAY_MS);
+    const entry = this.#entries.get(subject);
+    if (entry === undefined) {
+      this.#entries.set(subject, {
+        minuteStart: windowStart(now, MINUTE_MS),
+        minuteCount: 0,
+        minuteRefused: 0,
+        dayStart,
+        dayCount: used,
+        dayRefused: 0,
+        bannedUntil: 0,
+      });
+    } else {
+      if (entry.dayStart !== dayStart) {
+        entry.dayStart = dayStart;
+        entry.dayCount = 0;
+        entry.dayRefused = 0;
+      }
+      entry.dayCount = Math.max(entry.dayCount, used);
+    }
+  }
+
   unban(subject: string): void {
     const entry = this.#entries.get(subject);
     if (entry === undefined) return;

@@ -46,6 +46,12 @@ export interface RateLimitStore {
   peek(subject: string, limits: Limits, now: number): Decision | Promise<Decision>;
   /** Lifts a ban and forgets the refusals that led to it. */
   unban(subject: string): void | Promise<void>;
+  /**
+   * Starts the subject's day window, as of `now`, at `used` requests, unless it holds more already. Only a
+   * store that forgets its counts when the process restarts has it (this process's memory): the day's use
+   * is read back from storage at start, or every restart would give each key its whole day again.
+   */
+  resumeDay?(subject: string, used: number, now: number): void;
   /** Resolves once the store is ready to answer (or has tried long enough); called once at start. */
   connect(): Promise<void>;
   /** Resolves when the store can be reached. */
