@@ -158,9 +158,11 @@ const API_STAGES: readonly Stage<OperationHandlers>[] = [
         (request) =>
           request.apiKey === null
             ? limiter.forAddress(request.ip)
-            : spendsQuota(request)
-              ? limiter.forKey(request.apiKey)
-              : limiter.peekKey(request.apiKey),
+            : routeConfig(request).ownLimit === 'requestLogReads'
+              ? limiter.forRequestLogRead(request.apiKey)
+              : spendsQuota(request)
+                ? limiter.forKey(request.apiKey)
+                : limiter.peekKey(request.apiKey),
         countDecisions(metrics, (request) => request.apiKey !== null),
       ),
   },

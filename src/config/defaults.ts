@@ -10,6 +10,9 @@ export const DEFAULT_RATE_LIMIT_POLICY: RateLimitPolicy = {
   anonymous: { perMinute: 60, perDay: 1_000 },
   // Each admin token: enough for a dashboard and a signup flow, not for a runaway script.
   admin: { perMinute: 600, perDay: 50_000 },
+  // Each key's reads of its own request log (`GET /v1/key/requests`): each reads up to 200 rows, and writes
+  // one, so a script that polls it cannot load the log's store; a person and the key page need far fewer.
+  requestLogReads: { perMinute: 30, perDay: 2_000 },
   ban: { after: 60, durationMs: 15 * 60_000 },
 };
 

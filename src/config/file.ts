@@ -49,6 +49,7 @@ const FileSchema = Type.Object(
     ),
     anonymous: Type.Optional(LimitsSchema),
     admin: Type.Optional(LimitsSchema),
+    requestLogReads: Type.Optional(LimitsSchema),
     deprecation: Type.Optional(
       Type.Object(
         {
@@ -151,6 +152,7 @@ function limitProblems(file: string, config: ConfigFile): string[] {
     ['plans.business', config.plans?.business],
     ['anonymous', config.anonymous],
     ['admin', config.admin],
+    ['requestLogReads', config.requestLogReads],
   ];
   return entries
     .filter(([, limits]) => limits !== undefined && limits.perDay < limits.perMinute)
@@ -170,6 +172,7 @@ export function rateLimitPolicy(file: ConfigFile): RateLimitPolicy {
     },
     anonymous: file.anonymous ?? DEFAULT_RATE_LIMIT_POLICY.anonymous,
     admin: file.admin ?? DEFAULT_RATE_LIMIT_POLICY.admin,
+    requestLogReads: file.requestLogReads ?? DEFAULT_RATE_LIMIT_POLICY.requestLogReads,
     ban: {
       after: file.ban?.after ?? DEFAULT_RATE_LIMIT_POLICY.ban.after,
       durationMs: (file.ban?.durationSeconds ?? DEFAULT_RATE_LIMIT_POLICY.ban.durationMs / 1000) * 1000,

@@ -430,6 +430,12 @@ export function describeSettings(source: NodeJS.ProcessEnv = process.env): Setti
     ),
     fromFile('admin', file.admin !== undefined, limits(rateLimit.admin), 'the limits of each admin token'),
     fromFile(
+      'requestLogReads',
+      file.requestLogReads !== undefined,
+      limits(rateLimit.requestLogReads),
+      "the limits of each key's reads of its own request log (GET /v1/key/requests)",
+    ),
+    fromFile(
       'ban.after',
       file.ban?.after !== undefined,
       String(rateLimit.ban.after),

@@ -216,7 +216,10 @@ export function operationObject(operation: Operation, parts: DocumentParts): Jso
     ...(operation.deprecated && parts.deprecation !== undefined
       ? { deprecated: true, 'x-sunset': day(parts.deprecation.sunsetAt) }
       : {}),
-    ...(operation.countsAgainstQuota === false ? { 'x-counts-against-quota': false } : {}),
+    ...(operation.countsAgainstQuota === false || operation.ownLimit !== undefined
+      ? { 'x-counts-against-quota': false }
+      : {}),
+    ...(operation.ownLimit === undefined ? {} : { 'x-rate-limit': operation.ownLimit }),
     ...(operation.role !== undefined ? { 'x-petstore-role': operation.role } : {}),
     // RFC 6750 bearer tokens have no OpenAPI scopes of their own; the list names the role the key needs.
     security: [{ [parts.scheme]: operation.scope === undefined ? [] : [operation.scope] }],

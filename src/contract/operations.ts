@@ -29,6 +29,11 @@ export interface Operation<S extends string = string, P extends string = string>
   role?: Role;
   /** False when a call counts against no rate limit (reading one's own key); it still gets the headers. */
   countsAgainstQuota?: false;
+  /**
+   * A limit of its own instead of the key's plan: `requestLogReads` for reading the request log. Its
+   * rate-limit headers describe that limit (`x-rate-limit` in the document).
+   */
+  ownLimit?: 'requestLogReads';
   /** The body may be left out (its fields all have defaults). */
   optionalBody?: true;
   /** Stability marker (spec section 9), `x-stability` in the document. */
@@ -221,10 +226,12 @@ export const OPERATIONS = [
       'error code and message, duration and what was left of the minute window. Filter by status (`404` or ' +
       '`4xx`), error code, route, method, time and request id; page with the `Link` header’s `cursor`, which ' +
       'stays put while new requests arrive. A request shows here once answered (on another instance within ' +
-      '2 seconds), and for `REQUEST_LOG_DAYS` whole days (7 by default). Like `GET /v1/key`, it needs no scope ' +
-      'and counts against no limit. 404 `not_found` when the operator turned the request log off.',
+      '2 seconds), and for `REQUEST_LOG_DAYS` whole days (7 by default). It needs no scope and spends none of ' +
+      'the key’s plan: it has a limit of its own, 30 calls a minute and 2,000 a day per key by default ' +
+      '(`requestLogReads` in the configuration file), which its rate-limit headers describe and a 429 ' +
+      '`rate_limit_exceeded` enforces. 404 `not_found` when the operator turned the request log off.',
     stability: 'beta',
-    countsAgainstQuota: false,
+    ownLimit: 'requestLogReads',
     query: 'OwnRequestQuery',
     paged: true,
     success: {

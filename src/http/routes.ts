@@ -36,6 +36,8 @@ export interface RouteConfig {
   role?: Role;
   /** False for an operation that counts against no rate limit. */
   countsAgainstQuota?: false;
+  /** The limit of its own an operation counts against instead of the key's plan. */
+  ownLimit?: 'requestLogReads';
 }
 
 /** A route's config as Fastify keeps it: ours, with the route's URL (`/v1/pets/:petId`) that Fastify adds. */
@@ -217,6 +219,7 @@ export function registerOperations(
         ...(operation.scope === undefined ? {} : { scope: operation.scope }),
         ...(operation.role === undefined ? {} : { role: operation.role }),
         ...(operation.countsAgainstQuota === false ? { countsAgainstQuota: false } : {}),
+        ...(operation.ownLimit === undefined ? {} : { ownLimit: operation.ownLimit }),
       } satisfies RouteConfig,
       handler: prepared ? entry.prepared : entry,
     });

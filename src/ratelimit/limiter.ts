@@ -13,6 +13,11 @@ export interface RateLimiter {
    * that is only limited is `allowed` here (its windows say it has nothing left); a banned one is `banned`.
    */
   peekKey(key: ApiKeyRecord): Decision | Promise<Decision>;
+  /**
+   * Counts a key's read of its own request log, in a window of its own (the `requestLogReads` policy): it
+   * spends none of the key's plan, and no key can read the log's store without bound.
+   */
+  forRequestLogRead(key: ApiKeyRecord): Decision | Promise<Decision>;
   /** Counts a request without a valid key, per client address (the anonymous policy). */
   forAddress(address: string): Decision | Promise<Decision>;
   /** Counts a request of an admin token to the admin API (never banned). */
@@ -102,6 +107,9 @@ export function createRateLimiter(deps: {
     peekKey(key) {
       const { subject, limits } = subjectOf(key);
       return store.peek(subject, limits, clock.now());
+    },
+    forRequestLogRead(key) {
+      return store.hit(`reads:${key.budgetId}`, policy.requestLogReads, clock.now(), null);
     },
     forAddress(address) {
       return store.hit(addressSubject(address), policy.anonymous, clock.now(), null);

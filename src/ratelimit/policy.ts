@@ -20,6 +20,8 @@ export interface RateLimitPolicy {
   anonymous: Limits;
   /** Limits per admin token, on the admin API. */
   admin: Limits;
+  /** Limits of each key budget's reads of its own request log (`GET /v1/key/requests`), apart from its plan's. */
+  requestLogReads: Limits;
   ban: BanPolicy;
 }
 

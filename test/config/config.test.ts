@@ -51,6 +51,7 @@ describe('configuration', () => {
         },
         anonymous: { perMinute: 60, perDay: 1_000 },
         admin: { perMinute: 600, perDay: 50_000 },
+        requestLogReads: { perMinute: 30, perDay: 2_000 },
         ban: { after: 60, durationMs: 900_000 },
       },
       deprecation: {
@@ -252,7 +253,7 @@ describe('configuration', () => {
           `PETSTORE_CONFIG ${file}: anonymous.perDay is required`,
           `PETSTORE_CONFIG ${file}: anonymous.perMinute must be at least 1 (got 0)`,
           `PETSTORE_CONFIG ${file}: ban.after must be a whole number (got "x")`,
-          `PETSTORE_CONFIG ${file}: bogus is not a setting: the file takes plans, anonymous, admin, deprecation, ban, domains`,
+          `PETSTORE_CONFIG ${file}: bogus is not a setting: the file takes plans, anonymous, admin, requestLogReads, deprecation, ban, domains`,
           `PETSTORE_CONFIG ${file}: plans.prro is not a setting: plans takes free, pro, business (enterprise limits are set per key)`,
         ]);
         return true;

@@ -269,8 +269,10 @@ for (const backend of BACKENDS) {
     test("a key holder sees its own requests only, spending no quota, and never another key's", async () => {
       const own = await server.call('/v1/key/requests?limit=200', { headers: bearer(b.key) });
       assert.equal(own.status, 200, own.text);
-      // B's minute was spent in `before`: the list answers it all the same, and spends nothing.
-      assertNothingSpent(own, '0', 'the minute is spent, and the list answers');
+      // B's minute was spent in `before`: the list answers it all the same, on a limit of its own.
+      assert.equal(own.headers.get('x-ratelimit-limit'), '30', 'its own limit, 30 a minute');
+      const plan = await server.call('/v1/key', { headers: bearer(b.key) });
+      assertNothingSpent(plan, '0', "the key's minute is spent and stays so: the list spent none of it");
       const list = own.body as LoggedRequest[];
       assert.ok(list.every((row) => row.keyId === b.id));
       assert.ok(list.every((row) => !('instance' in row) && !('actor' in row)));
@@ -294,6 +296,22 @@ for (const backend of BACKENDS) {
         400,
         'validation_failed',
       );
+    });
+
+    test('reading the request log has a limit of its own, 30 a minute per key, which spends none of the plan', async () => {
+      clock.advance(60_000);
+      const { key } = await server.createKey({ plan: 'pro', name: 'poller' });
+      for (let call = 1; call <= 30; call += 1) {
+        const answer = await server.call('/v1/key/requests?limit=1', { headers: bearer(key) });
+        assert.equal(answer.status, 200, answer.text);
+        assert.equal(answer.headers.get('x-ratelimit-remaining'), String(30 - call));
+      }
+      const refused = await server.call('/v1/key/requests?limit=1', { headers: bearer(key) });
+      assertError(refused, 429, 'rate_limit_exceeded');
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+      const plan = await server.call('/v1/categories', { headers: bearer(key) });
+      assert.equal(plan.status, 200, 'the plan is untouched');
+      assert.equal(plan.headers.get('x-ratelimit-remaining'), '299');
     });
 
     test('paging with the cursor neither repeats nor skips a row while new requests arrive', async () => {

@@ -15,6 +15,8 @@ export interface ProtectedRoute {
   scope?: string;
   /** Whether it spends quota, as the document says (`x-counts-against-quota`). */
   spendsQuota?: boolean;
+  /** A limit of its own instead of the plan's, as the document says (`x-rate-limit`). */
+  ownLimit?: string;
   /** It rotates or revokes the calling key: a request that must pass sends a key of its own. */
   changesOwnKey?: true;
 }
@@ -48,7 +50,12 @@ export async function protectedRoutes(server: TestServer): Promise<ProtectedRout
       string,
       Record<
         string,
-        { operationId: string; security: { bearerAuth: string[] }[]; 'x-counts-against-quota'?: boolean }
+        {
+          operationId: string;
+          security: { bearerAuth: string[] }[];
+          'x-counts-against-quota'?: boolean;
+          'x-rate-limit'?: string;
+        }
       >
     >;
   };
@@ -69,6 +76,7 @@ export async function protectedRoutes(server: TestServer): Promise<ProtectedRout
         ...sample,
         ...(scope === undefined ? {} : { scope }),
         spendsQuota: operation['x-counts-against-quota'] !== false,
+        ...(operation['x-rate-limit'] === undefined ? {} : { ownLimit: operation['x-rate-limit'] }),
       };
     }),
   );
@@ -197,6 +205,14 @@ export function securitySuite(getServer: () => TestServer, routes: () => Protect
         await send(server, { method: 'GET', path: '/v1/categories' }, authorization);
         const response = await send(server, route, authorization);
         assertRateLimitHeaders(response);
+        if (route.ownLimit !== undefined) {
+          // A limit of its own (reading one's request log): answered while the plan's day is spent, and its
+          // headers describe that limit, with one call of it spent.
+          assert.equal(response.status, 200, response.text);
+          const limit = Number(response.headers.get('x-ratelimit-limit'));
+          assert.equal(response.headers.get('x-ratelimit-remaining'), String(limit - 1));
+          return;
+        }
         if (route.spendsQuota === false) {
           // Reading one's own key spends nothing, and answers while the key is limited.
           assert.equal(response.status, 200);
