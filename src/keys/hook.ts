@@ -1,8 +1,10 @@
+import { crc32 } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Clock } from '../clock/index.js';
 import type { Scope } from '../contract/index.js';
 import { hookList, type RouteConfig, sendError } from '../http/index.js';
 import type { Authentication, Authenticator } from './authenticator.js';
+import { KEY_LENGTH, type KeyFault, keyFault } from './key-text.js';
 import type { ApiKeyRecord, Environment } from './record.js';
 
 declare module 'fastify' {
@@ -75,6 +77,43 @@ export function missingCredentialMessage(
   return `The Authorization header uses the scheme${named}, not Bearer: ${send}`;
 }
 
+/** The words for a well-formed key (right shape and checksum) that is not one this service accepts. */
+const NOT_VALID = 'The API key is not valid: it is unknown or was revoked';
+
+const COPY_AGAIN = 'copy it again, whole, and send Authorization: Bearer <API_KEY>';
+
+/** What a token that cannot be a key of any service of ours has wrong, said as its sender would fix it. */
+const FAULTS: Record<Exclude<KeyFault, 'empty'>, (token: string) => string> = {
+  admin_token: () =>
+    'This is an admin token (ps_admin_…), not an API key: admin tokens are for the admin API (/admin/v1); /v1 takes an API key (ps_live_… or ps_test_…)',
+  prefix: () =>
+    `The API key looks mistyped or cut: an API key starts with ps_live_ (production) or ps_test_ (staging); ${COPY_AGAIN}`,
+  length: (token) =>
+    `The API key looks cut or mistyped: it has ${token.length} characters, and an API key has ${KEY_LENGTH}; ${COPY_AGAIN}`,
+  characters: () =>
+    `The API key holds a character no API key has (after ps_live_ or ps_test_, only letters and digits): it looks mistyped; ${COPY_AGAIN}`,
+  checksum: () =>
+    `The API key fails its checksum (its last 6 characters check the rest): a character was mistyped or changed; ${COPY_AGAIN}`,
+};
+
+/**
+ * The 401 message of a bearer token that is no valid key of this environment. A token that cannot be a key
+ * (a quote, a space or the word Bearer pasted with it, a character missing or changed) is told what to
+ * check: its format and checksum are public, so anyone could learn as much offline. A well-formed key gets
+ * one message whether it is unknown or revoked, so the answer is no oracle for the keys that exist.
+ * Never echoes the token.
+ */
+export function invalidKeyMessage(token: string | undefined): string {
+  if (token === undefined) return NOT_VALID;
+  if (/^bearer\s/i.test(token))
+    return 'The Authorization header says Bearer twice: send Authorization: Bearer <API_KEY>, with the word once';
+  if (/^["'`]|["'`]$/.test(token))
+    return 'The API key is in quotes: send it without them, as Authorization: Bearer <API_KEY>';
+  if (/\s/.test(token)) return `The API key has a space inside it: send the key alone; ${COPY_AGAIN}`;
+  const fault = keyFault(token, crc32);
+  return fault === undefined || fault === 'empty' ? NOT_VALID : FAULTS[fault](token);
+}
+
 /**
  * Identifies the caller of every route in the scope: sets `request.apiKey`, or `request.credentialProblem`.
  * It answers nothing itself, so that the rate limiter can count the request (by key, or by address for
@@ -137,9 +176,10 @@ const OTHER_ENVIRONMENT: Record<Environment, string> = {
 
 /**
  * Refuses every request of the scope that has no valid key with 401. A refused key gets one code whatever
- * the reason (unknown, revoked, malformed, other environment): the answer is no oracle for which part failed.
- * A key of the other environment is told so, since its own prefix says it; an expired key too, as only the
- * holder of a real key of ours can learn it.
+ * the reason (unknown, revoked, malformed, other environment), and a well-formed one the same words whether
+ * unknown or revoked: the answer is no oracle for which keys exist. A malformed one is told what to check
+ * (`invalidKeyMessage`), a key of the other environment that it is one, since its own prefix says it; an
+ * expired key too, as only the holder of a real key of ours can learn it.
  */
 export function requireApiKey(app: FastifyInstance, env: Environment): void {
   const otherEnvironment = OTHER_ENVIRONMENT[env];
@@ -147,7 +187,8 @@ export function requireApiKey(app: FastifyInstance, env: Environment): void {
     if (request.apiKey !== null) {
       done();
     } else if (request.credentialProblem === 'invalid') {
-      sendError(request, reply, 'invalid_api_key', 'The API key is not valid', INVALID_CHALLENGE);
+      const message = invalidKeyMessage(bearerToken(request.headers.authorization));
+      sendError(request, reply, 'invalid_api_key', message, INVALID_CHALLENGE);
     } else if (request.credentialProblem === 'other_environment') {
       sendError(request, reply, 'invalid_api_key', otherEnvironment, INVALID_CHALLENGE);
     } else if (request.credentialProblem === 'expired') {

@@ -15,6 +15,7 @@ export {
 export {
   bearerToken,
   identifyCaller,
+  invalidKeyMessage,
   missingCredentialMessage,
   requireApiKey,
   requireScope,

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bearerToken, missingCredentialMessage } from '../../src/keys/index.js';
+import {
+  bearerToken,
+  generateKey,
+  invalidKeyMessage,
+  missingCredentialMessage,
+} from '../../src/keys/index.js';
 
 test('bearer tokens: the scheme is case-insensitive; anything else is no token', () => {
   const cases: [string | undefined, string | undefined][] = [
@@ -44,5 +49,33 @@ test('without a bearer credential, the answer says what the header lacks, and ne
   ];
   for (const [header, expected] of cases) {
     assert.equal(missingCredentialMessage(header, 'an API key', '<API_KEY>'), expected, String(header));
+  }
+});
+
+test('a token that cannot be a key is told what to check, a well-formed one only that it is not valid', () => {
+  const key = generateKey('production');
+  const generic = 'The API key is not valid: it is unknown or was revoked';
+  const cases: [string | undefined, RegExp | string][] = [
+    [undefined, generic],
+    [key, generic],
+    [generateKey('staging'), generic],
+    [key.slice(0, -1), /^The API key looks cut or mistyped: it has 39 characters, and an API key has 40;/],
+    [`${key}${key}`, /it has 80 characters/],
+    [`"${key}"`, /^The API key is in quotes/],
+    [`${key}'`, /^The API key is in quotes/],
+    [`\`${key}\``, /^The API key is in quotes/],
+    [`Bearer ${key}`, /says Bearer twice/],
+    [`bearer\t${key}`, /says Bearer twice/],
+    [`${key.slice(0, 10)} ${key.slice(10)}`, /a space inside it/],
+    [`${key.slice(0, 12)}.${key.slice(13)}`, /a character no API key has/],
+    [`${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`, /fails its checksum/],
+    [`ps_admin_${key.slice(8)}`, /an admin token/],
+    ['sk_live_abc', /starts with ps_live_ \(production\) or ps_test_ \(staging\)/],
+  ];
+  for (const [token, expected] of cases) {
+    const message = invalidKeyMessage(token);
+    if (typeof expected === 'string') assert.equal(message, expected, String(token));
+    else assert.match(message, expected, String(token));
+    assert.ok(!message.includes(key.slice(8, 20)), `${String(token)}: never echoed`);
   }
 });

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FakeClock } from '../../src/clock/index.js';
+import { generateKey } from '../../src/keys/index.js';
 import { assertError, assertRateLimitHeaders } from '../support/assertions.js';
 import { BACKENDS } from '../support/backends.js';
-import { type ProtectedRoute, protectedRoutes, securitySuite } from '../support/security.js';
+import { breakChecksum, type ProtectedRoute, protectedRoutes, securitySuite } from '../support/security.js';
 import { request, startTestServer, type TestServer } from '../support/server.js';
 
 for (const backend of BACKENDS) {
@@ -113,6 +114,38 @@ for (const backend of BACKENDS) {
       } finally {
         await staging.close();
       }
+    });
+
+    test('a key that cannot be one is told what to check; a well-formed unknown or revoked one is not told which', async () => {
+      const key = server.key;
+      /** The 401's message for an Authorization header, which never holds the key it was sent. */
+      const refusal = async (authorization: string) => {
+        const response = await request(`${server.url}/v1/categories`, { headers: { authorization } });
+        assertError(response, 401, 'invalid_api_key');
+        const { message } = response.body as { message: string };
+        assert.ok(!message.includes(key.slice(8, 20)), `${authorization}: the key is not echoed`);
+        return message;
+      };
+      const told: [string, RegExp][] = [
+        [`Bearer ${key.slice(0, -1)}`, /has 39 characters, and an API key has 40; copy it again/],
+        [`Bearer ${key}x`, /has 41 characters, and an API key has 40/],
+        [`Bearer "${key}"`, /in quotes: send it without them/],
+        [`Bearer '${key}'`, /in quotes: send it without them/],
+        [`Bearer Bearer ${key}`, /Bearer twice/],
+        [`Bearer ${key.slice(0, 20)} ${key.slice(20)}`, /a space inside it/],
+        [`Bearer ${breakChecksum(key)}`, /fails its checksum .*copy it again/],
+        [`Bearer ${key.slice(0, 20)}-${key.slice(21)}`, /a character no API key has/],
+        [`Bearer ps_admin_${'A'.repeat(32)}`, /an admin token/],
+        ['Bearer not-a-key', /starts with ps_live_ .* or ps_test_/],
+      ];
+      for (const [authorization, expected] of told) assert.match(await refusal(authorization), expected);
+
+      // A key of the right shape and checksum is told nothing more: neither that it is unknown nor revoked.
+      const unknown = await refusal(`Bearer ${generateKey('production')}`);
+      const revoked = await server.createKey({ plan: 'free', name: 'revoked for the message' });
+      await server.revokeKey(revoked.id);
+      assert.equal(await refusal(`Bearer ${revoked.key}`), unknown);
+      assert.doesNotMatch(unknown, /characters|checksum|quotes|copy/);
     });
 
     test('the document declares bearerAuth and 401 on every operation', async () => {
