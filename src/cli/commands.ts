@@ -127,12 +127,13 @@ export const AUDIT_OPTIONS = {
 } as const satisfies Record<string, OptionSpec>;
 
 export const REQUESTS_USAGE = `Usage: petstore requests [--key ID] [--status 404|4xx] [--since 15m|TIME] [--id REQUEST_ID]
-                         [--limit N] [--follow] [--json]
+                         [--api v1|admin] [--limit N] [--follow] [--json]
 
 The request log: answered requests of /v1 and /admin/v1, the newest --limit (1 to ${REQUESTS_PAGE.max}, default
 ${REQUESTS_PAGE.default}) of the filter, printed oldest first: time, method and path, status and error code, the key
 (or admin token, or client address), duration and request id. --since takes a duration back from now (15m,
-2h, 7d) or an RFC 3339 time; --id finds the request a customer quotes from an Error body. --follow then
+2h, 7d) or an RFC 3339 time; --id finds the request a customer quotes from an Error body; --api v1 keeps
+the API's requests alone, --api admin the admin API's (the console's among them). --follow then
 prints each new row as it lands, from every instance, until interrupted. --json prints a JSON object a row.
 It reads the request log of the database a server uses (docs/request-log.md).
 
@@ -145,6 +146,7 @@ export const REQUESTS_OPTIONS = {
   status: { type: 'string' },
   since: { type: 'string' },
   id: { type: 'string' },
+  api: { type: 'string' },
   limit: { type: 'string' },
   follow: { type: 'boolean' },
   json: { type: 'boolean' },

@@ -3,7 +3,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseTimestamp } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import { REQUESTS_PAGE } from '../contract/index.js';
-import { operatorView, type RequestFilter, type RequestRecord, statusRange } from '../request-log/index.js';
+import {
+  API_PATHS,
+  operatorView,
+  type RequestFilter,
+  type RequestRecord,
+  statusRange,
+} from '../request-log/index.js';
 import { openRequestLogStore, requestLogFile } from '../storage/index.js';
 import { parseOptions, UsageError } from './args.js';
 import { REQUESTS_OPTIONS } from './commands.js';
@@ -29,7 +35,13 @@ function line(record: RequestRecord): string {
 }
 
 /** The filter the flags ask for; `--since` a duration back from now, or a time. */
-function filterOf(values: { key?: string; status?: string; since?: string; id?: string }): RequestFilter {
+function filterOf(values: {
+  key?: string;
+  status?: string;
+  since?: string;
+  id?: string;
+  api?: string;
+}): RequestFilter {
   const filter: RequestFilter = {};
   if (values.key !== undefined) filter.keyId = values.key;
   if (values.status !== undefined) {
@@ -46,6 +58,12 @@ function filterOf(values: { key?: string; status?: string; since?: string; id?: 
     filter.from = at ?? Date.now() - parseDuration('--since', values.since, 'requests');
   }
   if (values.id !== undefined) filter.requestId = values.id;
+  if (values.api !== undefined) {
+    if (!Object.hasOwn(API_PATHS, values.api)) {
+      throw new UsageError(`--api takes v1 or admin (got ${values.api})`, 'requests');
+    }
+    filter.api = values.api as keyof typeof API_PATHS;
+  }
   return filter;
 }
 

@@ -949,7 +949,9 @@ export const ADMIN_OPERATIONS = [
     summary: 'Search the request log',
     description:
       'Every answered request of `/v1` and `/admin/v1`, newest first (docs/request-log.md): filter by key, ' +
-      'status (`404` or `4xx`), error code, route, method, time, request id and client address; page with ' +
+      'status (`404` or `4xx`), error code, route, method, time, request id and client address, and by API: ' +
+      '`api=v1` keeps the API’s traffic alone, `api=admin` the admin API’s (a console’s own calls among ' +
+      'them), neither both; page with ' +
       'the `Link` header’s `cursor`, which stays put while new requests arrive. `format=ndjson` or ' +
       '`format=csv` streams every row of the filter instead of a page. A request shows once answered (on ' +
       'another instance within 2 seconds), for `REQUEST_LOG_DAYS` whole days. 404 `not_found` when the ' +

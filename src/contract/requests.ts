@@ -142,6 +142,13 @@ export const RequestQuery = Type.Object(
         description: 'Only requests from this address.',
       }),
     ),
+    api: Type.Optional(
+      stringEnum(['v1', 'admin'] as const, {
+        description:
+          'Only the requests of one API, by the path asked for: `v1` the API’s (`/v1`), `admin` the admin ' +
+          'API’s (`/admin/v1`, the console’s own calls among them, and those refused for want of a token).',
+      }),
+    ),
     ...filters,
     format: Type.Optional(
       stringEnum(['json', 'ndjson', 'csv'] as const, {

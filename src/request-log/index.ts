@@ -10,6 +10,7 @@ export type {
   RequestRecord,
   RowBatch,
 } from './types.js';
+export { API_PATHS } from './types.js';
 export {
   filterOf,
   operatorView,

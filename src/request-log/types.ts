@@ -51,7 +51,12 @@ export interface RequestFilter {
   to?: number;
   requestId?: string;
   client?: string;
+  /** Only the requests of one API: their path is under {@link API_PATHS}' prefix. */
+  api?: keyof typeof API_PATHS;
 }
+
+/** Where each API's paths begin: a row is of the API whose prefix is its path, or begins its path before a `/`. */
+export const API_PATHS = { v1: '/v1', admin: '/admin/v1' } as const;
 
 /** Where the previous page ended: rows strictly older than this one (by time, then request id). */
 export interface RequestCursor {

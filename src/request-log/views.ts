@@ -64,6 +64,7 @@ export function filterOf(query: OwnRequestQuery & Partial<RequestQuery>, keyId?:
   if (to !== undefined) filter.to = to;
   if (query.requestId !== undefined) filter.requestId = query.requestId;
   if (query.client !== undefined) filter.client = query.client;
+  if (query.api !== undefined) filter.api = query.api;
   return filter;
 }
 

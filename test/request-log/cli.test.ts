@@ -83,6 +83,27 @@ for (const backend of BACKENDS) {
       assert.equal(since.code, 2);
     });
 
+    test('--api v1 prints the API’s requests alone, --api admin the admin API’s', async () => {
+      const stranger = await request(`${server.url}/admin/v1/keys`);
+      assert.equal(stranger.status, 401);
+      const strangerId = stranger.headers.get('x-request-id') as string;
+      let admins: AdminLoggedRequest[] = [];
+      while (!admins.some((row) => row.requestId === strangerId)) {
+        const listed = await runCli(['requests', '--api', 'admin', '--json'], env);
+        assert.equal(listed.code, 0, listed.stderr);
+        admins = jsonRows(listed.stdout);
+      }
+      assert.ok(admins.every((row) => row.path.startsWith('/admin/v1/')));
+      const api = jsonRows(
+        (await runCli(['requests', '--api', 'v1', '--limit', '200', '--json'], env)).stdout,
+      );
+      assert.ok(api.length >= sent.length && api.every((row) => row.path.startsWith('/v1/')));
+      assert.ok(sent.every((row) => api.some((listed) => listed.requestId === row.requestId)));
+      const bad = await runCli(['requests', '--api', 'v2'], env);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--api takes v1 or admin \(got v2\)/);
+    });
+
     test('--follow prints each new row as it lands, and stops on SIGINT', async () => {
       const follower = spawn(
         process.execPath,

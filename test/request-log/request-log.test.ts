@@ -266,6 +266,50 @@ for (const backend of BACKENDS) {
       assertError(await server.admin(admin.token, '/requests?limit=201'), 400, 'validation_failed');
     });
 
+    test("api=v1 answers the API's traffic alone and api=admin the admin API's, by path: a stranger's 401 too", async () => {
+      const stranger = await server.call('/admin/v1/keys', { headers: { authorization: '' } });
+      assert.equal(stranger.status, 401);
+      const strangerId = stranger.headers.get('x-request-id') as string;
+      const sentHere = new Set(sent.map((row) => row.requestId));
+      const ours = (list: AdminLoggedRequest[]) => ids(list.filter((row) => sentHere.has(row.requestId)));
+
+      const api = await rows('api=v1&limit=200');
+      assert.ok(
+        api.every((row) => row.path.startsWith('/v1/')),
+        api.map((row) => row.path).join(),
+      );
+      assert.deepEqual(
+        ours(api),
+        sentIds((row) => row.actor === null),
+      );
+      // This test's own reads of the log are admin calls: none of them is API traffic.
+      const admins = await rows('api=admin&limit=200');
+      assert.ok(
+        admins.length > 0 && admins.every((row) => row.path.startsWith('/admin/v1/')),
+        admins.map((row) => row.path).join(),
+      );
+      assert.deepEqual(
+        ours(admins),
+        sentIds((row) => row.actor !== null),
+      );
+      assert.ok(ids(admins).includes(strangerId), 'a call without a token is the admin API’s too');
+      assert.ok(!ids(api).includes(strangerId));
+
+      // With the other filters, and in an export.
+      assert.deepEqual(await rows(`api=admin&key=${a.id}`), []);
+      assert.deepEqual(
+        ours(await rows('api=v1&status=4xx&limit=200')),
+        sentIds((row) => row.actor === null && row.status >= 400),
+      );
+      const exported = await server.admin(admin.token, '/requests?api=admin&format=ndjson');
+      assert.equal(exported.status, 200, exported.text);
+      const lines = exported.text.trim().split('\n');
+      assert.ok(
+        lines.every((line) => (JSON.parse(line) as AdminLoggedRequest).path.startsWith('/admin/v1/')),
+      );
+      assertError(await server.admin(admin.token, '/requests?api=v2'), 400, 'validation_failed');
+    });
+
     test("a key holder sees its own requests only, spending no quota, and never another key's", async () => {
       const own = await server.call('/v1/key/requests?limit=200', { headers: bearer(b.key) });
       assert.equal(own.status, 200, own.text);

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import {
+  API_PATHS,
   type RequestFilter,
   type RequestLogStore,
   type RequestPage,
@@ -68,7 +69,7 @@ function whereOf(filter: RequestFilter & { before?: RequestPage['before'] }): {
     values.push(value);
     return `$${values.length}`;
   };
-  const { keyId, status, errorCode, route, method, from, to, requestId, client, before } = filter;
+  const { keyId, status, errorCode, route, method, from, to, requestId, client, api, before } = filter;
   if (keyId !== undefined) clauses.push(`key_id = ${param(keyId)}`);
   if (status !== undefined) {
     clauses.push(
@@ -84,6 +85,12 @@ function whereOf(filter: RequestFilter & { before?: RequestPage['before'] }): {
   if (to !== undefined) clauses.push(`at < ${param(iso(to))}::timestamptz`);
   if (requestId !== undefined) clauses.push(`request_id = ${param(requestId)}`);
   if (client !== undefined) clauses.push(`client = ${param(client)}`);
+  if (api !== undefined) {
+    const prefix = API_PATHS[api];
+    clauses.push(
+      `(path = ${param(prefix)} OR substr(path, 1, ${param(prefix.length + 1)}) = ${param(`${prefix}/`)})`,
+    );
+  }
   if (before !== undefined) {
     clauses.push(`(at, request_id) < (${param(iso(before.at))}::timestamptz, ${param(before.requestId)})`);
   }

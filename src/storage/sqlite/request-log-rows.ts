@@ -1,5 +1,6 @@
 import type { Evicted } from '../../request-log/index.js';
 import {
+  API_PATHS,
   FIELDS,
   type RequestFilter,
   type RequestPage,
@@ -72,6 +73,10 @@ export function whereOf(filter: RequestFilter & { before?: RequestPage['before']
   if (filter.to !== undefined) add('at < ?', filter.to);
   if (filter.requestId !== undefined) add('request_id = ?', filter.requestId);
   if (filter.client !== undefined) add('client = ?', filter.client);
+  if (filter.api !== undefined) {
+    const prefix = API_PATHS[filter.api];
+    add('(path = ? OR substr(path, 1, ?) = ?)', prefix, prefix.length + 1, `${prefix}/`);
+  }
   if (filter.before !== undefined) {
     add('(at, request_id) < (?, ?)', filter.before.at, filter.before.requestId);
   }
