@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Request } from 'playwright-core';
@@ -7,6 +8,35 @@ import { type ConsoleHarness, inspectPage, signIn, startConsole } from './harnes
 
 /** How often the Requests page's live tail asks (requests-page.tsx). */
 const TAIL_MS = 2000;
+
+/**
+ * Where the text of each cell the selector finds breaks to a new line, other than after a `/`, a `-` or a
+ * space: each such break as the text with a `|` where it broke. Read from the rectangle of each character.
+ */
+const breaksWithin = (selector: string) => `(() => {
+  const found = [];
+  for (const element of document.querySelectorAll(${JSON.stringify(selector)})) {
+    const chars = [];
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.data.length; i += 1) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        // A space at the end of a line has no box: it stays on the line before.
+        const rect = range.getClientRects()[0] ?? chars.at(-1) ?? { top: 0, height: 0 };
+        chars.push({ char: node.data[i], top: rect.top, height: rect.height });
+      }
+    }
+    const text = chars.map((one) => one.char).join('');
+    for (let i = 1; i < chars.length; i += 1) {
+      const before = chars[i - 1];
+      if (chars[i].top > before.top + before.height / 2 && !'/- '.includes(before.char) && chars[i].char !== ' ')
+        found.push(text.slice(0, i) + '|' + text.slice(i));
+    }
+  }
+  return found;
+})()`;
 
 describe('the request log in the console', () => {
   let h: ConsoleHarness;
@@ -187,6 +217,67 @@ describe('the request log in the console', () => {
     await h.open(`${target.pathname}${target.search}`);
     await rowOf('/v1/pets/999999999').waitFor();
     assert.equal(await h.page.getByRole('button', { name: 'Pause' }).count(), 0, 'an hour past has no tail');
+  });
+
+  test('ids and paths break only after a / or a -, and the Status column is as wide as its status', async () => {
+    // What made the table squeeze them: client-chosen UUIDs, long paths, long error messages, admin calls.
+    const uuid = randomUUID();
+    const long = await h.server.call('/v1/categories', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${keyB.key}`,
+        'content-type': 'application/json',
+        'x-request-id': uuid,
+      },
+      body: JSON.stringify({ nom: 'a field that is not one of the category’s' }),
+    });
+    assert.equal(long.status, 400);
+    await send(keyB.key, '/v1/pets/a-pet-id-that-is-not-a-number-at-all');
+    const missing = await h.server.admin(h.token, '/webhooks/we_0123456789abcdef0123/deliveries', {
+      headers: { 'x-request-id': randomUUID() },
+    });
+    assert.equal(missing.status, 404);
+    await h.open('/console/requests?api=all');
+    await h.page.locator(`main tbody tr[data-request-id="${uuid}"]`).waitFor();
+    await rowOf('/admin/v1/webhooks/we_0123456789abcdef0123/deliveries').waitFor();
+    await h.page.getByRole('button', { name: 'Pause' }).click();
+
+    for (const width of [1280, 390]) {
+      await h.page.setViewportSize({ width, height: 900 });
+      const broken = (await h.page.evaluate(
+        breaksWithin('main tbody th code, main tbody td[data-label="Request id"] code'),
+      )) as string[];
+      assert.deepEqual(broken, [], `at ${width} px, broken mid-word`);
+    }
+    await h.page.setViewportSize({ width: 1280, height: 900 });
+    // The lines the id's characters are on (a <wbr> has a box of no width, at a height of its own).
+    const uuidLines = await h.page.evaluate(`(() => {
+      const code = document.querySelector('main tbody tr[data-request-id="${uuid}"] td[data-label="Request id"] code');
+      return new Set([...code.getClientRects()].filter((box) => box.width > 0).map((box) => Math.round(box.top))).size;
+    })()`);
+    assert.equal(uuidLines, 1, 'a UUID stays whole where there is room');
+    // The Status column holds the status alone: as wide as the widest badge, each on one line.
+    const { cell, badge, lines } = (await h.page.evaluate(`(() => {
+      const cells = [...document.querySelectorAll('main tbody td[data-label="Status"]')];
+      const padding = (cell) => parseFloat(getComputedStyle(cell).paddingLeft) + parseFloat(getComputedStyle(cell).paddingRight);
+      return {
+        cell: Math.max(...cells.map((cell) => cell.clientWidth - padding(cell))),
+        badge: Math.max(...cells.map((cell) => {
+          const badge = cell.querySelector('.badge');
+          const style = getComputedStyle(badge);
+          return badge.getBoundingClientRect().width + parseFloat(style.marginLeft) + parseFloat(style.marginRight);
+        })),
+        lines: Math.max(...cells.map((cell) => cell.querySelector('.badge').getClientRects().length)),
+      };
+    })()`)) as { cell: number; badge: number; lines: number };
+    assert.equal(lines, 1, 'a status on one line');
+    assert.ok(cell <= badge + 2, `the Status column is ${cell} px wide for a status of ${badge} px`);
+    // The error's message is shown still, with its request.
+    assert.match(
+      await textOf(rowOf('/v1/categories').filter({ hasText: '400' }).first()),
+      /name is required/,
+    );
+    await inspectPage(h.page, 'requests-wrapping');
   });
 
   test('nothing failed', () => {

@@ -413,7 +413,11 @@ describe('the reference: try it, and your key', () => {
     const row = (id: string) => table.locator(`tr[data-request-id="${id}"]`);
     for (const id of Object.values(sent)) await row(id).waitFor();
     assert.equal(await row(othersId).count(), 0, "another key's request is never shown");
-    assert.match(await textOf(row(sent.missing)), /GET \/v1\/pets\/999999\s+404 not_found/);
+    // The error's message goes with its request, so that the Status column is a status wide.
+    assert.match(
+      await textOf(row(sent.missing)),
+      /GET \/v1\/pets\/999999\s+No pet has the id 999999\s+404 not_found/,
+    );
 
     // Only the client errors, as GET /v1/key/requests?status=4xx answers them.
     await keyPage.getByLabel('Status').fill('4xx');

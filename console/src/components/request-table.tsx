@@ -1,10 +1,18 @@
 import type { ComponentChildren } from 'preact';
 import type { LoggedRequest } from '../../../src/contract/requests.js';
-import { formatDuration, formatInstant } from '../format.js';
+import { formatDuration } from '../format.js';
 import { href } from '../router.js';
 import type { AdminLoggedRequest } from '../types.js';
 import { Badge, type Tone } from './badge.js';
+import { BreakableText } from './breakable-text.js';
 import { CopyButton } from './copy-button.js';
+import { Time } from './time.js';
+
+/**
+ * The longest request id kept on one line where the table has room: a UUID's, which clients commonly send. A
+ * longer one (a client may send 128 characters) breaks after a `/` or a `-`, as every id does on a phone.
+ */
+const WHOLE_ID = 36;
 
 /** A status's tone by its class: the number and the error code say it; the colour repeats it. */
 function toneOf(status: number): Tone {
@@ -43,7 +51,9 @@ export function RequestCaller({ request }: { request: AdminLoggedRequest }) {
 /**
  * Logged requests, newest first; on a phone each is a card. The console's rows lead to their detail and say
  * who asked (`detail`, `caller`); a key holder's are all their own, shown where they are. Every request id
- * can be copied, to quote it.
+ * can be copied, to quote it. Paths and ids break only after a `/` or a `-`: a cell that could break anywhere
+ * has no width of its own, and the table squeezed them letter by letter beside a wide column. An error's
+ * message goes with its request, so that the Status column is as wide as a status.
  */
 export function RequestTable<R extends LoggedRequest>(props: {
   rows: R[];
@@ -70,31 +80,33 @@ export function RequestTable<R extends LoggedRequest>(props: {
           {rows.map((row) => {
             const request = (
               <code>
-                {row.method} {row.path}
+                {row.method} <BreakableText text={row.path} />
               </code>
             );
             return (
               <tr key={`${row.at} ${row.requestId}`} data-request-id={row.requestId}>
-                <th scope="row" class="break">
+                <th scope="row" class="request">
                   {detail ? <a href={detail(row)}>{request}</a> : request}
+                  {row.errorMessage && <div class="request-error">{row.errorMessage}</div>}
                 </th>
-                <td data-label="Status">
+                <td data-label="Status" class="fit">
                   <RequestStatus request={row} />
-                  {row.errorMessage && <div class="muted">{row.errorMessage}</div>}
                 </td>
                 {caller && (
-                  <td data-label="Caller" class="break">
+                  <td data-label="Caller" class="wrap">
                     {caller(row)}
                   </td>
                 )}
-                <td data-label="When" class="nowrap">
-                  <time dateTime={row.at}>{formatInstant(row.at)}</time>
+                <td data-label="When">
+                  <Time iso={row.at} precise />
                 </td>
-                <td data-label="Duration" class="number">
+                <td data-label="Duration" class="number nowrap">
                   {formatDuration(row.durationMs)}
                 </td>
-                <td data-label="Request id" class="break">
-                  <code>{row.requestId}</code>{' '}
+                <td data-label="Request id" class="wrap">
+                  <code class={row.requestId.length <= WHOLE_ID ? 'nowrap' : undefined}>
+                    <BreakableText text={row.requestId} />
+                  </code>{' '}
                   <CopyButton value={row.requestId} what={`request id ${row.requestId}`} />
                 </td>
               </tr>

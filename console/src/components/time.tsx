@@ -1,11 +1,20 @@
-import { formatTime } from '../format.js';
+import { formatInstant, formatTime } from '../format.js';
 
 /**
- * A time as `2026-11-26 10:23 UTC`, in a `<time>` element, that may break between its date and its hour but
- * never inside either (a narrow column would otherwise break the date at its hyphens).
+ * A time as `2026-11-26 10:23 UTC` (`precise`: to the millisecond, as the request log keeps it), in a
+ * `<time>` element, that may break between its date and its hour but never inside either (a narrow column
+ * would otherwise break the date at its hyphens).
  */
-export function Time({ iso, fallback = '—' }: { iso: string | null | undefined; fallback?: string }) {
-  const text = formatTime(iso, fallback);
+export function Time({
+  iso,
+  fallback = '—',
+  precise = false,
+}: {
+  iso: string | null | undefined;
+  fallback?: string;
+  precise?: boolean;
+}) {
+  const text = precise && iso ? formatInstant(iso) : formatTime(iso, fallback);
   const space = text.indexOf(' ');
   if (!iso || space === -1) return <>{text}</>;
   return (
