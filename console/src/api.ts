@@ -22,6 +22,7 @@ import type {
   Person,
   PersonSessionsEnd,
   PersonSessionsEnded,
+  RequestQuery,
   Session,
   SessionStarted,
   UsageSeries,
@@ -157,6 +158,8 @@ export interface RequestFilter {
   to?: string;
   requestId?: string;
   client?: string;
+  /** One API's requests: `v1` the API's, `admin` the admin API's; both when unset. */
+  api?: RequestQuery['api'];
 }
 
 /** A page of the request log: its rows, where the next begins (none: this is the last), and its own id. */

@@ -66,8 +66,11 @@ export function routeOf(pathname: string): Route {
 /** The URL of a page below the console, each part escaped. */
 export const href = (...parts: string[]) => [BASE, ...parts.map(encodeURIComponent)].join('/');
 
-/** The Requests page's URL for a filter: what a key's page, a request and the usage charts link to. */
-export function requestsHref(filter: RequestFilter): string {
+/**
+ * The Requests page's URL for a filter: what a key's page, a request and the usage charts link to. Its `api`
+ * is the page's (`admin`, `all`; the API's when unset), not the admin API's.
+ */
+export function requestsHref(filter: Omit<RequestFilter, 'api'> & { api?: string }): string {
   const params = new URLSearchParams(
     Object.entries(filter).filter((entry): entry is [string, string] => Boolean(entry[1])),
   );

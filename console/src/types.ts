@@ -36,7 +36,7 @@ export type {
 export type { EventType } from '../../src/contract/event-types.js';
 export type { PlanName, Scope } from '../../src/contract/keys.js';
 /** One answered request, as the request log keeps it for the operator. */
-export type { AdminLoggedRequest } from '../../src/contract/requests.js';
+export type { AdminLoggedRequest, RequestQuery } from '../../src/contract/requests.js';
 export type { NewWebhook, WebhookChange } from '../../src/contract/webhooks.js';
 
 export type ApiKeyCreated = Static<typeof ApiKeyCreatedSchema>;

@@ -280,6 +280,42 @@ describe('the request log in the console', () => {
     await inspectPage(h.page, 'requests-wrapping');
   });
 
+  test("the list is the API's traffic; the admin API's calls, the console's among them, when chosen", async () => {
+    const ofAdmin = await h.server.admin(h.token, '/keys');
+    const adminId = ofAdmin.headers.get('x-request-id') as string;
+    await h.open('/console/requests');
+    const api = h.page.getByLabel('API', { exact: true });
+    assert.equal(await api.locator('option:checked').textContent(), 'The API (/v1)');
+    await rows().first().waitFor();
+    // A request after the admin call, seen by the tail: the admin call was there to be seen too.
+    await send(keyA.key, '/v1/pets/5151');
+    await rowOf('/v1/pets/5151').waitFor();
+    assert.equal(await h.page.locator(`main tbody tr[data-request-id="${adminId}"]`).count(), 0);
+    const paths = async () =>
+      (await h.page.locator('main tbody th code').allInnerTexts()).map((text) => text.trim());
+    assert.ok(
+      (await paths()).every((path) => / \/v1\//.test(path)),
+      (await paths()).join('\n'),
+    );
+
+    await api.selectOption({ label: 'The admin API (/admin/v1)' });
+    await h.page.getByRole('button', { name: 'Filter' }).click();
+    await h.page.waitForURL((url) => url.searchParams.get('api') === 'admin');
+    await h.page.locator(`main tbody tr[data-request-id="${adminId}"]`).waitFor();
+    assert.ok(
+      (await paths()).every((path) => / \/admin\/v1\//.test(path)),
+      (await paths()).join('\n'),
+    );
+    assert.equal(await rowOf('/v1/pets/5151').count(), 0);
+    await inspectPage(h.page, 'requests-admin');
+
+    await h.page.getByLabel('API', { exact: true }).selectOption({ label: 'Both' });
+    await h.page.getByRole('button', { name: 'Filter' }).click();
+    await h.page.waitForURL((url) => url.searchParams.get('api') === 'all');
+    await rowOf('/v1/pets/5151').waitFor();
+    await h.page.locator(`main tbody tr[data-request-id="${adminId}"]`).waitFor();
+  });
+
   test('nothing failed', () => {
     assert.deepEqual(h.failures, []);
   });

@@ -19,7 +19,42 @@ const PAGE = 50;
 const TAIL_LIMIT = 200;
 /** How often the live tail asks for new rows. */
 const TAIL_MS = 2000;
-const FILTERS = ['key', 'status', 'code', 'route', 'method', 'client', 'from', 'to'] as const;
+const FILTERS = ['key', 'status', 'code', 'route', 'method', 'client', 'from', 'to', 'api'] as const;
+type PageFilter = Partial<Record<(typeof FILTERS)[number], string>>;
+
+/**
+ * Which requests the page lists, as its URL's `api` says: the API's by default, since a console's own calls
+ * (this page's tail, every open page refreshing itself) would otherwise fill the list; the admin API's, or
+ * both, when chosen.
+ */
+const APIS = [
+  { value: '', label: 'The API (/v1)', api: 'v1' },
+  { value: 'admin', label: 'The admin API (/admin/v1)', api: 'admin' },
+  { value: 'all', label: 'Both', api: undefined },
+] as const;
+
+/** The admin API's filter of the page's: its `api` the API's own word for the choice, or none for both. */
+function askedFilter(filters: PageFilter): RequestFilter {
+  const { api: chosen, ...rest } = filters;
+  const api = (APIS.find((choice) => choice.value === chosen) ?? APIS[0]).api;
+  return api === undefined ? rest : { ...rest, api };
+}
+
+/** The choice of API: the URL's starts selected (`selected`: Preact sets no `defaultValue` on a select). */
+function ApiField({ value = '' }: { value: string | undefined }) {
+  return (
+    <div>
+      <label for="filter-api">API</label>
+      <select id="filter-api" name="api" class="choice-words">
+        {APIS.map((choice) => (
+          <option key={choice.value} value={choice.value} selected={choice.value === value}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
 
 const rowKey = (row: AdminLoggedRequest) => `${row.at} ${row.requestId}`;
 
@@ -56,14 +91,14 @@ function FindRequest() {
  * The filters as the URL has them: a new URL (Filter, Clear, back, forward) makes a new form (its `key`), and
  * until then the fields are the reader's, so rows arriving while they type leave their text alone.
  */
-function FilterForm({ filters }: { filters: RequestFilter }) {
+function FilterForm({ filters }: { filters: PageFilter }) {
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
-    const chosen: RequestFilter = filtersOfForm(event.currentTarget as HTMLFormElement, FILTERS);
-    navigate(requestsHref(chosen));
+    navigate(requestsHref(filtersOfForm(event.currentTarget as HTMLFormElement, FILTERS)));
   };
   return (
     <form class="panel filters" onSubmit={submit} aria-label="Filter requests">
+      <ApiField value={filters.api} />
       <FilterField name="key" label="Key" value={filters.key} placeholder="key_…" />
       <FilterField name="status" label="Status" value={filters.status} placeholder="404, or a class: 4xx" />
       <FilterField name="code" label="Error code" value={filters.code} placeholder="rate_limited" />
@@ -105,7 +140,7 @@ export function RequestsPage() {
   const load = async (more = false) => {
     const mine = generation.current;
     try {
-      const page = await api.requests(filtersIn(search, FILTERS), {
+      const page = await api.requests(askedFilter(filtersIn(search, FILTERS)), {
         limit: PAGE,
         ...(more && cursor ? { cursor } : {}),
       });
@@ -139,7 +174,7 @@ export function RequestsPage() {
         const since = newest ?? filters.from;
         const page = await inBackground(() =>
           api.requests(
-            { ...filtersIn(search, FILTERS), ...(since ? { from: since } : {}) },
+            { ...askedFilter(filtersIn(search, FILTERS)), ...(since ? { from: since } : {}) },
             { limit: TAIL_LIMIT },
           ),
         );
@@ -171,8 +206,9 @@ export function RequestsPage() {
     <>
       <h1 tabIndex={-1}>Requests</h1>
       <p class="muted">
-        Every answered request of <code>/v1</code> and <code>/admin/v1</code>, newest first, as the request
-        log keeps it (7 days by default). Times are UTC.
+        Every answered request of the API (<code>/v1</code>), newest first, as the request log keeps it (7
+        days by default); choose the admin API (<code>/admin/v1</code>) for its calls, the consoles’ own among
+        them. Times are UTC.
       </p>
       <FindRequest />
       <FilterForm key={search} filters={filters} />
@@ -190,7 +226,7 @@ export function RequestsPage() {
           <span class="muted">This filter ends at a time, so there is nothing new to follow.</span>
         )}
       </div>
-      <ExportButtons name="requests" load={(format) => api.exportRequests(filters, format)} />
+      <ExportButtons name="requests" load={(format) => api.exportRequests(askedFilter(filters), format)} />
       {error && <LoadError error={error} />}
       {!rows && !error && <Loading what="requests" />}
       {rows &&
