@@ -8,6 +8,7 @@ import { DomainList } from './pages/domain-list.js';
 import { DomainPage } from './pages/domain-page.js';
 import { KeyList } from './pages/key-list.js';
 import { KeyPage } from './pages/key-page.js';
+import { NoAccess } from './pages/no-access.js';
 import { NotFound } from './pages/not-found.js';
 import { PeoplePage } from './pages/people-page.js';
 import { RequestPage } from './pages/request-page.js';
@@ -17,7 +18,7 @@ import { UsagePage } from './pages/usage-page.js';
 import { WebhookList } from './pages/webhook-list.js';
 import { WebhookPage } from './pages/webhook-page.js';
 import { BASE, href, location, navigate, type Route, routeOf } from './router.js';
-import { may, session } from './session.js';
+import { roleLacking, session } from './session.js';
 import type { Session } from './types.js';
 
 const SECTIONS = [
@@ -28,13 +29,18 @@ const SECTIONS = [
   { label: 'Webhooks', path: href('webhooks'), pages: ['webhooks', 'webhook'] },
   { label: 'Audit', path: href('audit'), pages: ['audit'] },
   { label: 'Admin tokens', path: href('admin-tokens'), pages: ['admin-tokens'] },
-  { label: 'People', path: href('people'), pages: ['people'], needs: 'listPeople' },
+  { label: 'People', path: href('people'), pages: ['people'] },
 ] as const;
 
 /** The service's version, which the server writes on the page (`<html data-version>`). */
 const VERSION = document.documentElement.dataset.version ?? 'unknown';
 
 function Page({ route }: { route: Route }) {
+  const lacking = roleLacking(route.page);
+  if (lacking !== undefined) {
+    const section = SECTIONS.find((one) => (one.pages as readonly string[]).includes(route.page));
+    return <NoAccess page={section?.label} needs={lacking} />;
+  }
   switch (route.page) {
     case 'domains':
       return <DomainList />;
@@ -117,18 +123,20 @@ function Shell() {
         </a>
         <nav aria-label="Sections">
           <ul>
-            {SECTIONS.filter((section) => !('needs' in section) || may(section.needs)).map((section) => (
-              <li key={section.path}>
-                <a
-                  href={section.path}
-                  aria-current={
-                    (section.pages as readonly string[]).includes(route.page) ? 'page' : undefined
-                  }
-                >
-                  {section.label}
-                </a>
-              </li>
-            ))}
+            {SECTIONS.filter((section) => section.pages.every((page) => roleLacking(page) === undefined)).map(
+              (section) => (
+                <li key={section.path}>
+                  <a
+                    href={section.path}
+                    aria-current={
+                      (section.pages as readonly string[]).includes(route.page) ? 'page' : undefined
+                    }
+                  >
+                    {section.label}
+                  </a>
+                </li>
+              ),
+            )}
           </ul>
         </nav>
         <button type="button" class="sign-out" onClick={signOut}>

@@ -118,8 +118,17 @@ describe('sign-in with an OpenID Connect provider', () => {
     const { context, page } = await newBrowserAtSignIn();
     await throughProvider(page, 'victor');
     await page.getByText('Signed in as Victor Viewer (viewer)').waitFor();
-    // A viewer is not offered the People page, which is the owner's.
+    // A viewer is not offered the People page, which is the owner's; opened by its URL, it says who gives that.
     assert.equal(await page.getByRole('link', { name: 'People' }).count(), 0);
+    await page.goto(`${server.url}/console/people`);
+    await page
+      .getByText(/^The People page needs the owner role\. Your groups at .+ give you the viewer role/)
+      .waitFor();
+    await page
+      .getByText(
+        /ask an owner of this console to add you to a group that gives the owner role, then sign in again/,
+      )
+      .waitFor();
     const headers = await sessionOf(context, page);
     const origin = new URL(server.url).origin;
     const listed = await request(`${server.url}/admin/v1/keys`, { headers });

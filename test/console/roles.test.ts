@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { textOf } from '../support/browser.js';
 import { type ConsoleHarness, inspectPage, signIn, startConsole } from './harness.js';
 
 /**
@@ -84,6 +85,26 @@ describe('the console follows the role', () => {
     await h.page.getByRole('row', { name: /viewer person/ }).waitFor();
     assert.equal(await count('Create token'), 0);
     assert.equal(await count(/^Revoke /), 0);
+
+    // A page the role cannot open, by its URL: what is lacking and who gives it, in words; nothing is asked.
+    const asked: string[] = [];
+    h.page.on('request', (request) => asked.push(new URL(request.url()).pathname));
+    await h.open('/console/people');
+    await heading('People');
+    const said = await textOf(h.page.locator('main'));
+    // The role the console names is the one the admin document gives the page's operation.
+    const document = (await (await fetch(`${h.server.url}/admin/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId?: string; 'x-petstore-role'?: string }>>;
+    };
+    const needed = Object.values(document.paths)
+      .flatMap((item) => Object.values(item))
+      .find((operation) => operation.operationId === 'listPeople')?.['x-petstore-role'];
+    assert.equal(needed, 'owner');
+    assert.match(said, /The People page needs the owner role\. You are signed in with the viewer role/);
+    assert.match(said, /An owner can make you an admin token of the owner role/);
+    assert.doesNotMatch(said, /listPeople/);
+    assert.ok(!asked.includes('/admin/v1/people'), asked.join());
+    await inspectPage(h.page, 'roles-viewer-people');
     await h.page.getByRole('button', { name: 'Sign out' }).click();
   });
 
