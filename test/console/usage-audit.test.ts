@@ -288,6 +288,35 @@ describe('usage and the audit log in the console', () => {
     await inspectPage(h.page, 'audit-words');
   });
 
+  test('the audit shows its times as times, each with its instant', async () => {
+    const url = 'https://someone:s3cret@hooks.example.test/in?token=capability';
+    const created = await h.server.admin(h.token, '/webhooks', {
+      method: 'POST',
+      json: { url, events: ['order.placed'] },
+    });
+    assert.equal(created.status, 201, created.text);
+    const { id } = created.body as { id: string };
+    const rotated = await h.server.admin(h.token, `/webhooks/${id}/rotate-secret`, { method: 'POST' });
+    assert.ok(rotated.status < 300, rotated.text);
+    await h.open(`/console/audit?target=${id}`);
+    const rows = h.page.locator('main tbody tr');
+    const rotation = rows.filter({ hasText: 'webhook.secret_rotated' });
+    await rotation.waitFor();
+    assert.equal(await rows.count(), 2);
+
+    // Every time in words, never as the API writes it; each When holds the exact instant in its <time>.
+    assert.doesNotMatch(await textOf(h.page.locator('main table')), /\d{4}-\d\d-\d\dT\d\d:\d\d/);
+    assert.match(await textOf(rotation), /previous secret signs until\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    const instants = await h.page
+      .locator('main tbody td[data-label="When"] time')
+      .evaluateAll((times) => times.map((time) => time.getAttribute('datetime')));
+    const events = (await h.server.admin(h.token, `/audit?target=${id}`)).body as { at: string }[];
+    assert.deepEqual(instants.sort(), events.map((event) => event.at).sort());
+
+    assert.doesNotMatch(await textOf(h.page.locator('main')), /s3cret/);
+    await inspectPage(h.page, 'audit-webhook');
+  });
+
   test('nothing failed', () => {
     assert.deepEqual(h.failures, []);
   });

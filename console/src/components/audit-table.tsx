@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { formatNumber, formatTime } from '../format.js';
+import { formatNumber } from '../format.js';
 import { href } from '../router.js';
 import type { AuditEvent } from '../types.js';
+import { Time } from './time.js';
 
 /** A target as a link to its page when the console has one (keys, domains); admin token ids stay text. */
 function Target({ event }: { event: AuditEvent }) {
@@ -66,7 +67,8 @@ const FIELDS: Record<string, { label: string; show?: (value: unknown) => Compone
   scopes: { label: 'scopes' },
   expiresAt: {
     label: 'expires',
-    show: (value) => (value === null ? 'never' : typeof value === 'string' ? formatTime(value) : undefined),
+    show: (value) =>
+      value === null ? 'never' : typeof value === 'string' ? <Time iso={value} /> : undefined,
   },
   first: { label: 'first key' },
   successor: {
@@ -84,7 +86,11 @@ const FIELDS: Record<string, { label: string; show?: (value: unknown) => Compone
   },
   oldKeyEndsAt: {
     label: 'old key works until',
-    show: (value) => (typeof value === 'string' ? formatTime(value) : undefined),
+    show: (value) => (typeof value === 'string' ? <Time iso={value} /> : undefined),
+  },
+  previousSecretUntil: {
+    label: 'previous secret signs until',
+    show: (value) => (typeof value === 'string' ? <Time iso={value} /> : undefined),
   },
   primary: { label: 'primary' },
   redirectTo: {
@@ -97,9 +103,15 @@ const FIELDS: Record<string, { label: string; show?: (value: unknown) => Compone
   reason: { label: 'why' },
 };
 
-/** Any value in words: text as it is, lists joined, yes or no, numbers grouped; null is `none`. */
-function plainValue(value: unknown): string {
-  if (typeof value === 'string') return value;
+/** An RFC 3339 time as the API writes one, such as `2026-11-26T10:23:45.120Z`. */
+const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/;
+
+/**
+ * Any value in words: a time as the console shows times, text as it is, lists joined, yes or no, numbers
+ * grouped; null is `none`.
+ */
+function plainValue(value: unknown): ComponentChildren {
+  if (typeof value === 'string') return INSTANT.test(value) ? <Time iso={value} /> : value;
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (typeof value === 'number') return formatNumber(value);
   if (value === null) return 'none';
@@ -157,8 +169,8 @@ export function AuditTable({ events, caption }: { events: AuditEvent[]; caption:
               <td data-label="Target">
                 <Target event={event} />
               </td>
-              <td data-label="When" class="nowrap">
-                {formatTime(event.at)}
+              <td data-label="When">
+                <Time iso={event.at} />
               </td>
               <td data-label="Actor">
                 <Actor event={event} />
