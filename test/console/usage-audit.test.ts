@@ -288,7 +288,7 @@ describe('usage and the audit log in the console', () => {
     await inspectPage(h.page, 'audit-words');
   });
 
-  test('the audit shows its times as times, each with its instant', async () => {
+  test('the audit shows its times as times, each with its instant; a webhook target leads to its endpoint', async () => {
     const url = 'https://someone:s3cret@hooks.example.test/in?token=capability';
     const created = await h.server.admin(h.token, '/webhooks', {
       method: 'POST',
@@ -313,8 +313,27 @@ describe('usage and the audit log in the console', () => {
     const events = (await h.server.admin(h.token, `/audit?target=${id}`)).body as { at: string }[];
     assert.deepEqual(instants.sort(), events.map((event) => event.at).sort());
 
+    // The target leads to the endpoint's page; the URL, masked as the API shows it, is no link anywhere.
+    const target = rotation.getByRole('link', { name: id });
+    assert.equal(await target.getAttribute('href'), `/console/webhooks/${id}`);
+    assert.equal(await h.page.locator('main a[href^="http"]').count(), 0);
     assert.doesNotMatch(await textOf(h.page.locator('main')), /s3cret/);
     await inspectPage(h.page, 'audit-webhook');
+    await target.click();
+    await h.page
+      .getByRole('heading', { level: 1, name: 'https://***:***@hooks.example.test/in?token=capability' })
+      .waitFor();
+    assert.equal(
+      await h.page.locator('main a[href^="http"]').count(),
+      0,
+      'the endpoint page links no URL of it',
+    );
+    await h.open('/console/webhooks');
+    const listed = h.page.getByRole('link', {
+      name: 'https://***:***@hooks.example.test/in?token=capability',
+    });
+    assert.equal(await listed.getAttribute('href'), `/console/webhooks/${id}`);
+    assert.equal(await h.page.locator('main a[href^="http"]').count(), 0, 'the list links no URL of one');
   });
 
   test('nothing failed', () => {

@@ -4,10 +4,16 @@ import { href } from '../router.js';
 import type { AuditEvent } from '../types.js';
 import { Time } from './time.js';
 
-/** A target as a link to its page when the console has one (keys, domains); admin token ids stay text. */
+/**
+ * A target as a link to its page when the console has one (keys, domains, webhook endpoints); admin token ids
+ * stay text. An endpoint's target leads to its page in the console, never to its URL: the URL as the API
+ * shows it has its credentials masked (`***`), which is no address to open, and the real one may carry
+ * credentials or a capability token that a link would put in the browser's history.
+ */
 function Target({ event }: { event: AuditEvent }) {
   if (event.action.startsWith('key.')) return <a href={href('keys', event.target)}>{event.target}</a>;
   if (event.action.startsWith('domain.')) return <a href={href('domains', event.target)}>{event.target}</a>;
+  if (event.action.startsWith('webhook.')) return <a href={href('webhooks', event.target)}>{event.target}</a>;
   return <code>{event.target}</code>;
 }
 
