@@ -1,4 +1,5 @@
 import { signal } from '@preact/signals';
+import { REQUEST_ID_PATTERN } from '../../src/contract/request-id.js';
 import type { RequestFilter } from './api.js';
 
 /** Where the console is served; every page's URL is below it, and the server answers each with the app. */
@@ -34,7 +35,7 @@ function segment(value: string): string | undefined {
 /** The shape of a key's public id (the admin API's `KeyId`). */
 const KEY_ID = /^key_[0-9A-Za-z]{12}$/;
 /** The shape of a request id the request log takes (the admin API's `requestId`). */
-const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+const REQUEST_ID = new RegExp(REQUEST_ID_PATTERN);
 
 /** The shape of a webhook endpoint's id (the admin API's `WebhookParams`). */
 const WEBHOOK_ID = /^we_[0-9a-f]{20}$/;

@@ -40,6 +40,7 @@ export {
 } from './keys.js';
 export { API_VERSION, buildOpenApiDocument } from './openapi.js';
 export { OPERATIONS, type Operation, type OperationId } from './operations.js';
+export { REQUEST_ID_PATTERN } from './request-id.js';
 export {
   type AdminLoggedRequest,
   type LoggedRequest,

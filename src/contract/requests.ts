@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { stringEnum } from './enum.js';
 import { DATE_TIME_PATTERN, KeyId } from './keys.js';
+import { REQUEST_ID_MAX, REQUEST_ID_PATTERN } from './request-id.js';
 
 /** How many logged requests one page holds, by default and at most. */
 export const REQUESTS_PAGE = { default: 50, max: 200 } as const;
@@ -8,8 +9,6 @@ export const REQUESTS_PAGE = { default: 50, max: 200 } as const;
 const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** A request id as a filter or a path names it: what `X-Request-Id` echoes, at most 128 characters. */
-const REQUEST_ID_MAX = 128;
-const REQUEST_ID_PATTERN = `^[A-Za-z0-9._:@/+=-]{1,${REQUEST_ID_MAX}}$`;
 
 /** The request log's row as both APIs show it (docs/request-log.md). */
 export const LoggedRequest = Type.Object(

@@ -447,6 +447,60 @@ describe('the reference: try it, and your key', () => {
     await keyPage.close();
   });
 
+  test("the key page finds one of the key's requests by the id pasted, and says why an id may find none", async () => {
+    const { key } = await server.createKey({ plan: 'pro', name: 'finder' });
+    const { key: other } = await server.createKey({ plan: 'pro', name: 'not the finder' });
+    readerKeys.push(key, other);
+    const as = (apiKey: string) => ({ headers: { authorization: `Bearer ${apiKey}` } });
+    const idOf = (answer: { headers: Headers }) => answer.headers.get('x-request-id') ?? '';
+    const mine = idOf(await server.call('/v1/pets/424242', as(key)));
+    const theirs = idOf(await server.call('/v1/pets', as(other)));
+    await eventually(
+      'both requests in the log',
+      async () =>
+        ((await server.call(`/v1/key/requests?requestId=${mine}`, as(key))).body as unknown[]).length === 1 &&
+        ((await server.call(`/v1/key/requests?requestId=${theirs}`, as(other))).body as unknown[]).length ===
+          1,
+      30_000,
+    );
+
+    const keyPage = await newPage();
+    const asked = v1Requests(keyPage);
+    await keyPage.goto(`${server.url}/docs/key`);
+    await lookUpKey(keyPage, key);
+    const box = keyPage.getByRole('textbox', { name: 'Request id', exact: true });
+    // By keyboard alone: Tab reaches the box; an id pasted with spaces around it, and Enter.
+    await tabTo(keyPage, 'Request id', 20);
+    await keyPage.keyboard.insertText(`  ${mine} `);
+    await keyPage.keyboard.press('Enter');
+    const found = keyPage.getByRole('table', { name: `Your request ${mine}` });
+    await found.locator(`tr[data-request-id="${mine}"]`).waitFor();
+    assert.match(await textOf(found), /GET \/v1\/pets\/424242\s+No pet has the id 424242\s+404 not_found/);
+    assert.ok(asked.includes('/v1/key/requests'), asked.join());
+    await inspectPage(keyPage, 'reference', 'key-find-request');
+
+    // Another key's id finds nothing, and the page says what that can mean.
+    await box.fill(theirs);
+    await keyPage.getByRole('button', { name: 'Find', exact: true }).click();
+    const none = keyPage.getByRole('status').filter({ hasText: theirs });
+    await none.waitFor();
+    assert.match(
+      await textOf(none),
+      /None of this key's requests has the id \S+\. It may be another key's, older than the days the request log keeps \(7 by default\), or sent while the log was off; a request just answered shows within a second\./,
+    );
+    assert.equal(await found.count(), 0, 'the request found before is gone');
+    await inspectPage(keyPage, 'reference', 'key-find-none');
+
+    // What cannot be a request id is said without asking.
+    const before = asked.length;
+    await box.fill('not an id!');
+    await keyPage.getByRole('button', { name: 'Find', exact: true }).click();
+    await keyPage.getByText(/A request id has only letters, digits and/).waitFor();
+    assert.equal(asked.length, before, 'nothing asked');
+    assert.equal(await box.getAttribute('aria-invalid'), 'true');
+    await keyPage.close();
+  });
+
   test('rotate from the key page: the new key works, the old one until its grace ends; revoke refuses it', async () => {
     const { key: old } = await server.createKey({ plan: 'pro', name: 'rotating' });
     readerKeys.push(old);

@@ -68,6 +68,15 @@ export async function callWithKey<T>(key: string, path: string, method = 'GET', 
   return (await exchangeWithKey<T>(key, path, method, body)).body;
 }
 
+/**
+ * The key's own request of an id (the newest, should a client have sent the same id twice), or undefined
+ * when none of the key's requests in the log has it.
+ */
+export async function findOwnRequest(key: string, requestId: string): Promise<LoggedRequest | undefined> {
+  const query = new URLSearchParams({ requestId, limit: '1' });
+  return (await callWithKey<LoggedRequest[]>(key, `/key/requests?${query}`))[0];
+}
+
 /** A page of the key's own logged requests, newest first, and where the next (older) one begins. */
 export async function listOwnRequests(
   key: string,

@@ -7,6 +7,7 @@ import { useServerData } from '../../../console/src/hooks.js';
 import type { UsageBucket, UsageSeries } from '../../../console/src/types.js';
 import { callWithKey, type KeyInfo, type KeyUsageHistory, type KeyWindow } from './api.js';
 import { Countdown } from './countdown.js';
+import { FindRequest } from './find-request.js';
 import { KeyRequests } from './key-requests.js';
 import { RevokeKey } from './revoke-key.js';
 import { RotateKey } from './rotate-key.js';
@@ -74,6 +75,8 @@ export function KeyDetails({ apiKey }: { apiKey: string }) {
           <WindowItem name="day" label="Today (UTC)" window={info.limits.day} />
         </ul>
       </section>
+      {/* Before the charts, whose buckets are many stops of the keyboard: a holder with an id finds it first. */}
+      <FindRequest apiKey={apiKey} />
       <section class="panel" aria-labelledby="key-usage">
         <h2 id="key-usage">Usage</h2>
         <UsageChart title="Requests by hour, last 48 hours" series={seriesOf(usage.hours, 'hour')} />
