@@ -8,8 +8,6 @@ export const REQUESTS_PAGE = { default: 50, max: 200 } as const;
 
 const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/** A request id as a filter or a path names it: what `X-Request-Id` echoes, at most 128 characters. */
-
 /** The request log's row as both APIs show it (docs/request-log.md). */
 export const LoggedRequest = Type.Object(
   {
