@@ -143,7 +143,7 @@ export const EnvSchema = Type.Object({
   }),
   WEBHOOKS_ALLOW_PRIVATE: Type.Union([Type.Literal('true'), Type.Literal('false')], {
     default: 'false',
-    description: 'true lets webhook endpoints be loopback, private or link-local addresses',
+    description: 'true or false: true lets webhook endpoints be loopback, private or link-local addresses',
   }),
   WEBHOOKS_DISABLE_AFTER_DAYS: Type.String({
     pattern: DAYS,
