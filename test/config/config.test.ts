@@ -135,6 +135,15 @@ describe('configuration', () => {
       url: 'postgres://u@h/db',
       poolSize: 10,
     });
+    // The driver's own reading of sslmode=require (verify-full), written so: no warning of its at start.
+    const url = (env: string) => (loadConfig({ DATABASE_URL: env }).storage as { url: string }).url;
+    assert.equal(url('postgres://u@h/db?sslmode=require'), 'postgres://u@h/db?sslmode=verify-full');
+    assert.equal(url('postgres://u@h/db?sslmode=prefer&x=1'), 'postgres://u@h/db?sslmode=verify-full&x=1');
+    assert.equal(url('postgres://u@h/db?sslmode=disable'), 'postgres://u@h/db?sslmode=disable');
+    assert.equal(
+      url('postgres://u@h/db?uselibpqcompat=true&sslmode=require'),
+      'postgres://u@h/db?uselibpqcompat=true&sslmode=require',
+    );
     assert.deepEqual(
       loadConfig({ REDIS_URL: 'redis://127.0.0.1:6380', RATE_LIMIT_FAIL: 'closed' }).rateLimitStore,
       {
@@ -188,6 +197,7 @@ describe('configuration', () => {
       /WEBHOOKS_DISABLE_AFTER_DAYS must be the days a webhook endpoint fails/,
     ],
     [{ WEBHOOKS_RETENTION_DAYS: '6' }, /WEBHOOKS_RETENTION_DAYS must be the days a delivered or failed/],
+    [{ WEBHOOKS_ALLOW_PRIVATE: 'yes' }, /WEBHOOKS_ALLOW_PRIVATE must be true or false: true lets/],
     [{ CONSOLE_TOKEN_SIGNIN: 'off' }, /CONSOLE_TOKEN_SIGNIN=off needs OIDC_ISSUER: nobody could sign in/],
     [{ OIDC_CLIENT_ID: 'console' }, /OIDC_CLIENT_ID is set, but OIDC_ISSUER is not/],
     [
@@ -280,6 +290,14 @@ describe('configuration', () => {
       const equal = withFile('equal.json', JSON.stringify({ plans: { pro: { perMinute: 10, perDay: 10 } } }));
       assert.deepEqual(equal().rateLimit.plans.pro, { perMinute: 10, perDay: 10 });
     });
+  });
+
+  test('sslmode=require starts without the driver’s warning of a dozen lines', async () => {
+    const answer = await runCli(['migrate', '--check'], {
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=require',
+    });
+    assert.equal(answer.code, 1, answer.stderr);
+    assert.doesNotMatch(answer.stderr, /SECURITY WARNING|Warning:/);
   });
 
   test('a bad value stops `petstore serve` with exit 1 and a message naming the variable', async () => {
