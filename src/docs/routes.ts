@@ -161,6 +161,15 @@ export function registerDocs(
 
   registerGuides(app, files, url('/docs/assets/guides.css'));
 
+  // A page's address with a trailing slash (`/docs/`, as people type it and links end it) is sent to the page,
+  // not answered with the API's JSON 404: these are pages, and their address is without it.
+  for (const page of [...references.map((reference) => reference.page), KEY_PAGE_PATH, GUIDES_PATH]) {
+    app.get(`${page}/`, async (request, reply) => {
+      const query = request.url.indexOf('?');
+      return reply.redirect(`${page}${query === -1 ? '' : request.url.slice(query)}`, 301);
+    });
+  }
+
   for (const [path, { asset, type }] of assets) {
     app.get(path, async (request: FastifyRequest, reply: FastifyReply) =>
       reply

@@ -188,6 +188,19 @@ describe('the guides on the server', () => {
       assert.equal(body.status, 404);
     }
   });
+
+  test('a page typed with a trailing slash is sent to the page, not answered with a JSON 404', async () => {
+    for (const [asked, page] of [
+      ['/docs/', '/docs'],
+      ['/docs/guides/', '/docs/guides'],
+      ['/docs/admin/?x=1', '/docs/admin?x=1'],
+      ['/docs/key/', '/docs/key'],
+    ]) {
+      const answer = await fetch(`${server.url}${asked}`, { redirect: 'manual' });
+      assert.equal(answer.status, 301, asked);
+      assert.equal(answer.headers.get('location'), page, asked);
+    }
+  });
 });
 
 describe('the guides in a real browser', () => {
