@@ -19,6 +19,42 @@ export type OptionValues<T extends OptionSpec> = {
   [K in keyof T]?: T[K]['type'] extends 'string' ? string : boolean;
 };
 
+/** How many single-character edits (insert, delete, replace, swap of neighbours) turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_row, i) =>
+    Array.from({ length: b.length + 1 }, (_cell, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number) => (rows[i] as number[])[j] as number;
+  for (let i = 1; i <= a.length; i += 1) {
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, at(i - 2, j - 2) + 1);
+      (rows[i] as number[])[j] = best;
+    }
+  }
+  return at(a.length, b.length);
+}
+
+/**
+ * The option a mistyped one was probably meant to be (`--stauts` for `--status`, `--key-id` for `--key`): the
+ * nearest by edits, within a third of its length, or one whose name starts or ends the typed one.
+ */
+export function nearestOption(typed: string, known: readonly string[]): string | undefined {
+  let nearest: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const distance = typed.startsWith(name) || name.startsWith(typed) ? 1 : editDistance(typed, name);
+    if (
+      distance <= Math.max(1, Math.floor(name.length / 3)) &&
+      (nearest === undefined || distance < nearest.distance)
+    ) {
+      nearest = { name, distance };
+    }
+  }
+  return nearest?.name;
+}
+
 /**
  * Parses a command's arguments, refusing in words of our own: an unknown option, a value missing or given
  * to a flag, and an option given twice (parseArgs would keep the last `--plan` without a word). A value
@@ -40,7 +76,13 @@ export function parseOptions<T extends OptionSpec>(
     }
     if (token.kind === 'option-terminator') continue;
     const spec = options[token.name];
-    if (spec === undefined) throw new UsageError(`unknown option ${token.rawName}`, command);
+    if (spec === undefined) {
+      const meant = nearestOption(token.name, Object.keys(options));
+      throw new UsageError(
+        `unknown option ${token.rawName}${meant === undefined ? '' : `: did you mean --${meant}?`}`,
+        command,
+      );
+    }
     if (Object.hasOwn(values, token.name)) {
       throw new UsageError(`${token.rawName} is given more than once`, command);
     }

@@ -27,11 +27,16 @@ const FOLLOW_OVERLAP_MS = 10_000;
 const STATUS = /^[1-5](\d\d|xx)$/;
 const WHOLE = /^[1-9]\d{0,2}$/;
 
-/** One row for a terminal: time, method, path, status and error code, key or client, duration, request id. */
+/**
+ * One row for a terminal: time, method, path, status and error code, who asked (a key, an admin token or
+ * person, or `no key`), from which address, duration, request id. Who and where are each named, so that an
+ * address never reads as a key.
+ */
 function line(record: RequestRecord): string {
-  const who = record.keyId ?? record.actor ?? record.client ?? '-';
+  const who = record.keyId ?? record.actor ?? 'no key';
+  const from = record.client === null ? '' : `  from ${record.client}`;
   const error = record.errorCode === null ? '' : `  ${record.errorCode}`;
-  return `${new Date(record.at).toISOString()}  ${record.method} ${printable(record.path)}  ${record.status}${error}  ${printable(who)}  ${record.durationMs} ms  ${printable(record.requestId)}\n`;
+  return `${new Date(record.at).toISOString()}  ${record.method} ${printable(record.path)}  ${record.status}${error}  ${printable(who)}${printable(from)}  ${record.durationMs} ms  ${printable(record.requestId)}\n`;
 }
 
 /** The filter the flags ask for; `--since` a duration back from now, or a time. */
@@ -96,7 +101,14 @@ export async function requestsCommand(args: string[], config: Config, out: NodeJ
     const first = await store.list({ ...filter, limit });
     for (const record of first.reverse()) print(record);
     if (values.follow !== true) {
-      if (first.length === 0 && values.json !== true) out.write('No requests.\n');
+      if (first.length > 0) return 0;
+      // An id asked for and not found is a failure a script can see; an empty filter is an answer.
+      if (values.id !== undefined) {
+        throw new Error(
+          `no request of the kept days has the id ${printable(values.id)} (REQUEST_LOG_DAYS; an id the service made, or one a client sent)`,
+        );
+      }
+      if (values.json !== true) out.write('No requests.\n');
       return 0;
     }
     // Rows seen (a client may send the same request id twice), by when they were answered: forgotten once

@@ -71,11 +71,23 @@ for (const backend of BACKENDS) {
       assert.match(
         one.stdout,
         new RegExp(
-          `^\\S+Z  GET /v1/pets/999999  404  not_found  ${keyId}  [\\d.]+ ms  ${quoted.requestId}\\n$`,
+          `^\\S+Z  GET /v1/pets/999999  404  not_found  ${keyId}  from 127\\.0\\.0\\.1  [\\d.]+ ms  ${quoted.requestId}\\n$`,
         ),
       );
+      // A stranger's row says so, and where it came from: an address never sits where a key would.
+      const stranger = await request(`${server.url}/v1/categories`);
+      const strangerId = stranger.headers.get('x-request-id') as string;
+      let strangerLine = '';
+      while (strangerLine === '') strangerLine = (await runCli(['requests', '--id', strangerId], env)).stdout;
+      assert.match(strangerLine, / 401 {2}missing_api_key {2}no key {2}from 127\.0\.0\.1 {2}/);
+      // An id asked for and not found fails, for a script to see.
       const none = await runCli(['requests', '--id', 'no-such-request'], env);
-      assert.equal(none.stdout, 'No requests.\n');
+      assert.equal(none.code, 1);
+      assert.equal(none.stdout, '');
+      assert.match(none.stderr, /no request of the kept days has the id no-such-request/);
+      const typo = await runCli(['requests', '--stauts', '404'], env);
+      assert.equal(typo.code, 2);
+      assert.match(typo.stderr, /unknown option --stauts: did you mean --status\?/);
       const bad = await runCli(['requests', '--status', '6xx'], env);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--status takes a status such as 404 or a class such as 4xx/);
