@@ -971,9 +971,10 @@ export const ADMIN_OPERATIONS = [
     role: 'viewer',
     summary: 'Show a logged request',
     description:
-      'The request of an `X-Request-Id`, as a customer quotes it from an Error body: the newest, should a ' +
-      'client have sent the same id twice. 404 when no request of the kept days has it. A `viewer` sees ' +
-      '`client` as null.',
+      'The request of an `X-Request-Id`, as a customer quotes it from an Error body. The ids the service ' +
+      'makes are unique, and no client may send one in their shape; two clients may send the same id of ' +
+      'their own, and then this is the newest (`GET /requests?requestId=` lists every match). 404 when no ' +
+      'request of the kept days has it. A `viewer` sees `client` as null.',
     params: 'RequestParams',
     success: { status: 200, description: 'The request.', schema: 'AdminLoggedRequest' },
     errors: [400, 404],
