@@ -1,16 +1,20 @@
-// The shapes the console reads, from the admin API's contract. admin.ts is imported, not the contract's
+// The shapes the console reads, from the admin API's contract: each resource's module, not the contract's
 // index, because the index also re-exports modules written for Node, which this DOM-only build cannot check.
 import type { Static } from '@sinclair/typebox';
+import type { AdminOperationId } from '../../src/contract/admin.js';
+import type { ApiKeyCreated as ApiKeyCreatedSchema } from '../../src/contract/api-keys.js';
 import type {
-  AdminOperationId,
-  ApiKeyCreated as ApiKeyCreatedSchema,
   DomainRemoval as DomainRemovalSchema,
   Domain as DomainSchema,
-  KeyUsage as KeyUsageSchema,
+} from '../../src/contract/domains.js';
+import type {
   Session as SessionSchema,
   SessionStarted as SessionStartedSchema,
+} from '../../src/contract/sessions.js';
+import type {
+  KeyUsage as KeyUsageSchema,
   UsageSeries as UsageSeriesSchema,
-} from '../../src/contract/admin.js';
+} from '../../src/contract/usage.js';
 import type {
   WebhookDeliveryDetail as WebhookDeliveryDetailSchema,
   WebhookDelivery as WebhookDeliverySchema,
@@ -22,19 +26,18 @@ import type {
 export type {
   AdminTokenCreatedView as AdminTokenCreated,
   AdminTokenView as AdminToken,
-  ApiKey,
-  ApiKeyChange,
-  AuditEvent,
-  DomainSettings,
   NewAdminToken,
-  NewApiKey,
-  NewDomain,
+} from '../../src/contract/admin-tokens.js';
+export type { ApiKey, ApiKeyChange, NewApiKey } from '../../src/contract/api-keys.js';
+export type { AuditEvent } from '../../src/contract/audit.js';
+export type { DomainSettings, NewDomain } from '../../src/contract/domains.js';
+export type { EventType } from '../../src/contract/event-types.js';
+export type { PlanName, Scope } from '../../src/contract/keys.js';
+export type {
   PersonSessionsEnd,
   PersonSessionsEndedView as PersonSessionsEnded,
   PersonView as Person,
-} from '../../src/contract/admin.js';
-export type { EventType } from '../../src/contract/event-types.js';
-export type { PlanName, Scope } from '../../src/contract/keys.js';
+} from '../../src/contract/people.js';
 /** One answered request, as the request log keeps it for the operator. */
 export type { AdminLoggedRequest, RequestQuery } from '../../src/contract/requests.js';
 export type { NewWebhook, WebhookChange } from '../../src/contract/webhooks.js';

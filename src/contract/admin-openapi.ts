@@ -11,7 +11,7 @@ import {
 } from './document.js';
 import { SCOPES } from './keys.js';
 import { API_VERSION } from './openapi.js';
-import { COMMON_ERRORS } from './operations.js';
+import { COMMON_ERRORS } from './operation.js';
 import { ROLE_MEANING, ROLES } from './roles.js';
 
 /** What the admin document prints of the configuration. */

@@ -1,5 +1,6 @@
 import fastJsonStringify from 'fast-json-stringify';
-import { OPERATIONS, type Operation, type OperationId } from './operations.js';
+import type { Operation } from './operation.js';
+import { OPERATIONS, type OperationId } from './operations.js';
 import { SCHEMAS, type SchemaName } from './schemas.js';
 
 /** How an operation answers when it succeeds: the status the contract gives it, and its body's serializer. */

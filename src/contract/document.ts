@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ERROR_CODES, ERROR_MEANING, ERROR_STATUS } from '../errors/index.js';
-import type { ErrorStatus, Operation } from './operations.js';
+import type { ErrorStatus, Operation } from './operation.js';
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN } from './schemas.js';
 
 /**

@@ -11,3 +11,10 @@ export const TimestampInput = (description: string) =>
 
 /** A value, or null. */
 export const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** Names for people (of keys, tokens): 1 to 100 characters; control characters are refused with a message of their own. */
+export const Name = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'A name for people, 1 to 100 characters.',
+});

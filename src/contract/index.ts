@@ -1,29 +1,12 @@
-export {
-  ADMIN_PREFIX,
-  type AdminOperationId,
-  type AdminTokenCreatedView,
-  type AdminTokenView,
-  type ApiKey,
-  type ApiKeyChange,
-  AUDIT_PAGE,
-  type AuditEvent,
-  type AuditQuery,
-  type KeyUsageQuery,
-  type NewAdminToken,
-  type NewApiKey,
-  type NewDomain,
-  type PersonSessionsEnd,
-  type PersonSessionsEndedView,
-  type PersonView,
-  type Rotation,
-  type SessionStart,
-  USAGE_SPAN,
-  type UsageQuery,
-} from './admin.js';
+export { ADMIN_PREFIX, type AdminOperationId } from './admin.js';
 export { type AdminDocumentOptions, buildAdminDocument } from './admin-openapi.js';
+export type { AdminTokenCreatedView, AdminTokenView, NewAdminToken } from './admin-tokens.js';
 export { successAnswers } from './answers.js';
+export type { ApiKey, ApiKeyChange, NewApiKey, Rotation } from './api-keys.js';
 export { ADMIN_API, API_PREFIX, V1_API } from './apis.js';
+export { AUDIT_PAGE, type AuditEvent, type AuditQuery } from './audit.js';
 export type { ApiDescription } from './document.js';
+export type { NewDomain } from './domains.js';
 export {
   DATE_TIME_PATTERN,
   type KeyInfo,
@@ -39,7 +22,9 @@ export {
   type UsageDay,
 } from './keys.js';
 export { API_VERSION, buildOpenApiDocument } from './openapi.js';
-export { OPERATIONS, type Operation, type OperationId } from './operations.js';
+export type { Operation } from './operation.js';
+export { OPERATIONS, type OperationId } from './operations.js';
+export type { PersonSessionsEnd, PersonSessionsEndedView, PersonView } from './people.js';
 export { REQUEST_ID_PATTERN } from './request-id.js';
 export {
   type AdminLoggedRequest,
@@ -77,6 +62,8 @@ export {
   type PetStatus,
   SCHEMAS,
 } from './schemas.js';
+export type { SessionStart } from './sessions.js';
+export { type KeyUsageQuery, USAGE_SPAN, type UsageQuery } from './usage.js';
 export {
   DELIVERY_PAGE,
   type DeliveryQuery,

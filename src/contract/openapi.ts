@@ -12,7 +12,8 @@ import {
   thisServer,
 } from './document.js';
 import { SCOPES } from './keys.js';
-import { COMMON_ERRORS, OPERATIONS, type Operation } from './operations.js';
+import { COMMON_ERRORS, type Operation } from './operation.js';
+import { OPERATIONS } from './operations.js';
 import { VERSIONING_POLICY } from './policy.js';
 import { DEFAULT_PAGE_LIMIT, PAGE_LIMIT_MAX } from './schemas.js';
 

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import type { AdminOperation } from './admin-operation.js';
 import { stringEnum } from './enum.js';
 import { DATE_TIME_PATTERN, KeyId } from './keys.js';
 import { REQUEST_ID_MAX, REQUEST_ID_PATTERN } from './request-id.js';
@@ -169,6 +170,52 @@ export const RequestParams = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const REQUEST_SCHEMAS = { AdminLoggedRequest } satisfies Record<string, TSchema>;
+
+export const REQUEST_PARAMETERS = { RequestQuery, RequestParams } satisfies Record<string, TSchema>;
+
+export const REQUEST_OPERATIONS = [
+  {
+    operationId: 'listRequests',
+    method: 'GET',
+    path: '/requests',
+    tag: 'Requests',
+    role: 'viewer',
+    summary: 'Search the request log',
+    description:
+      'Every answered request of `/v1` and `/admin/v1`, newest first (docs/request-log.md): filter by key, ' +
+      'status (`404` or `4xx`), error code, route, method, time, request id and client address, and by API: ' +
+      '`api=v1` keeps the API’s traffic alone, `api=admin` the admin API’s (a console’s own calls among ' +
+      'them), neither both; page with ' +
+      'the `Link` header’s `cursor`, which stays put while new requests arrive. `format=ndjson` or ' +
+      '`format=csv` streams every row of the filter instead of a page. A request shows once answered (on ' +
+      'another instance within 2 seconds), for `REQUEST_LOG_DAYS` whole days. 404 `not_found` when the ' +
+      'request log is off (`REQUEST_LOG=off`). A `viewer` sees `client` as null, and filtering by `client` ' +
+      'needs `support` (403 `insufficient_role`).',
+    query: 'RequestQuery',
+    paged: true,
+    exported: true,
+    success: { status: 200, description: 'The requests.', schema: 'AdminLoggedRequest', array: true },
+    errors: [400, 403, 404],
+  },
+  {
+    operationId: 'getRequest',
+    method: 'GET',
+    path: '/requests/{requestId}',
+    tag: 'Requests',
+    role: 'viewer',
+    summary: 'Show a logged request',
+    description:
+      'The request of an `X-Request-Id`, as a customer quotes it from an Error body. The ids the service ' +
+      'makes are unique, and no client may send one in their shape; two clients may send the same id of ' +
+      'their own, and then this is the newest (`GET /requests?requestId=` lists every match). 404 when no ' +
+      'request of the kept days has it. A `viewer` sees `client` as null.',
+    params: 'RequestParams',
+    success: { status: 200, description: 'The request.', schema: 'AdminLoggedRequest' },
+    errors: [400, 404],
+  },
+] as const satisfies readonly AdminOperation<keyof typeof REQUEST_SCHEMAS, keyof typeof REQUEST_PARAMETERS>[];
 
 export type LoggedRequest = Static<typeof LoggedRequest>;
 export type AdminLoggedRequest = Static<typeof AdminLoggedRequest>;

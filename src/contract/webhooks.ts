@@ -1,4 +1,5 @@
-import { type Static, type TString, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, type TString, Type } from '@sinclair/typebox';
+import { ADMIN_BODY_ERRORS, type AdminOperation } from './admin-operation.js';
 import { stringEnum } from './enum.js';
 import { EVENT_TYPES } from './event-types.js';
 import { OrNull, Timestamp, TimestampInput } from './fields.js';
@@ -197,6 +198,180 @@ export const ReplayCount = Type.Object(
   { replayed: Type.Integer({ minimum: 0, description: 'How many deliveries are due again.' }) },
   { additionalProperties: false },
 );
+
+export const WEBHOOK_SCHEMAS = {
+  NewWebhook,
+  WebhookChange,
+  Webhook,
+  WebhookWithSecret,
+  WebhookTest,
+  WebhookTestSent,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  DeliveryReplay,
+  ReplayCount,
+} satisfies Record<string, TSchema>;
+
+export const WEBHOOK_PARAMETERS = { WebhookParams, DeliveryParams, DeliveryQuery } satisfies Record<
+  string,
+  TSchema
+>;
+
+export const WEBHOOK_OPERATIONS = [
+  {
+    operationId: 'listWebhooks',
+    method: 'GET',
+    path: '/webhooks',
+    tag: 'Webhooks',
+    role: 'viewer',
+    summary: 'List webhook endpoints',
+    description:
+      'Every endpoint, oldest first, with its health (`enabled`, `disabledReason`, `failingSince`).',
+    success: { status: 200, description: 'Every endpoint.', schema: 'Webhook', array: true },
+    errors: [],
+  },
+  {
+    operationId: 'createWebhook',
+    method: 'POST',
+    path: '/webhooks',
+    tag: 'Webhooks',
+    role: 'admin',
+    summary: 'Add a webhook endpoint',
+    description:
+      'Every event of the types named is POSTed to the URL, signed per the Standard Webhooks specification ' +
+      'with the `secret` of the answer, shown this once. A URL whose host resolves to a loopback, private, ' +
+      'link-local or metadata address is refused (`WEBHOOKS_ALLOW_PRIVATE=true` allows it), and checked ' +
+      'again at every connection.',
+    requestBody: 'NewWebhook',
+    success: { status: 201, description: 'The endpoint and its secret.', schema: 'WebhookWithSecret' },
+    errors: [...ADMIN_BODY_ERRORS],
+  },
+  {
+    operationId: 'getWebhook',
+    method: 'GET',
+    path: '/webhooks/{id}',
+    tag: 'Webhooks',
+    role: 'viewer',
+    summary: 'Show a webhook endpoint',
+    description: 'The endpoint, without its secret.',
+    params: 'WebhookParams',
+    success: { status: 200, description: 'The endpoint.', schema: 'Webhook' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'updateWebhook',
+    method: 'PATCH',
+    path: '/webhooks/{id}',
+    tag: 'Webhooks',
+    role: 'admin',
+    summary: 'Change a webhook endpoint',
+    description:
+      'Its URL, event types, description, or `enabled`: a disabled endpoint’s deliveries wait, and go once ' +
+      'it is enabled again.',
+    params: 'WebhookParams',
+    requestBody: 'WebhookChange',
+    success: { status: 200, description: 'The endpoint.', schema: 'Webhook' },
+    errors: [...ADMIN_BODY_ERRORS, 404],
+  },
+  {
+    operationId: 'deleteWebhook',
+    method: 'DELETE',
+    path: '/webhooks/{id}',
+    tag: 'Webhooks',
+    role: 'admin',
+    summary: 'Delete a webhook endpoint',
+    description: 'The endpoint goes with its deliveries and their log; nothing more is sent to it.',
+    params: 'WebhookParams',
+    success: { status: 200, description: 'The endpoint as it was.', schema: 'Webhook' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/webhooks/{id}/rotate-secret',
+    tag: 'Webhooks',
+    role: 'owner',
+    summary: 'Rotate a webhook endpoint’s secret',
+    description:
+      'A new secret, shown this once. For 24 hours every attempt carries two signatures, one with each ' +
+      'secret, so the receiver can switch to the new one in its own time; then only the new one signs.',
+    params: 'WebhookParams',
+    success: { status: 201, description: 'The endpoint and its new secret.', schema: 'WebhookWithSecret' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'testWebhook',
+    method: 'POST',
+    path: '/webhooks/{id}/test',
+    tag: 'Webhooks',
+    role: 'admin',
+    summary: 'Send a webhook endpoint a test event',
+    description:
+      'Sends an event of `type` (the endpoint’s first event type by default) whose `data` is ' +
+      '`{"test": true, "endpoint": "<id>"}`, at once, retried as any event; its delivery is in the log. ' +
+      '400 for a disabled endpoint.',
+    params: 'WebhookParams',
+    requestBody: 'WebhookTest',
+    optionalBody: true,
+    success: { status: 201, description: 'The test event.', schema: 'WebhookTestSent' },
+    errors: [...ADMIN_BODY_ERRORS, 404],
+  },
+  {
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/webhooks/{id}/deliveries',
+    tag: 'Webhooks',
+    role: 'viewer',
+    summary: 'List a webhook endpoint’s deliveries',
+    description:
+      'Its delivery log, newest first: the event, its state, attempts, the last status and the next retry. ' +
+      'Page with `before` (the last id seen).',
+    params: 'WebhookParams',
+    query: 'DeliveryQuery',
+    success: { status: 200, description: 'The deliveries.', schema: 'WebhookDelivery', array: true },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'getWebhookDelivery',
+    method: 'GET',
+    path: '/webhooks/{id}/deliveries/{deliveryId}',
+    tag: 'Webhooks',
+    role: 'viewer',
+    summary: 'Show a delivery and its attempts',
+    description:
+      'Every attempt: when, the status code, the latency, the answer’s first KiB, and the next retry.',
+    params: 'DeliveryParams',
+    success: { status: 200, description: 'The delivery.', schema: 'WebhookDeliveryDetail' },
+    errors: [400, 404],
+  },
+  {
+    operationId: 'replayWebhookDelivery',
+    method: 'POST',
+    path: '/webhooks/{id}/deliveries/{deliveryId}/replay',
+    tag: 'Webhooks',
+    role: 'admin',
+    summary: 'Replay a delivery',
+    description:
+      'Sends the event again at once, with the same `webhook-id`, and retries it on the schedule if it fails. ' +
+      '409 `delivery_in_progress` while an attempt of it is under way.',
+    params: 'DeliveryParams',
+    success: { status: 200, description: 'The delivery, due again.', schema: 'WebhookDelivery' },
+    errors: [400, 404, 409],
+  },
+  {
+    operationId: 'replayFailedWebhookDeliveries',
+    method: 'POST',
+    path: '/webhooks/{id}/deliveries/replay',
+    tag: 'Webhooks',
+    role: 'admin',
+    summary: 'Replay the failed deliveries since a time',
+    description: 'Every delivery of the endpoint that failed and was made at or after `since` is due again.',
+    params: 'WebhookParams',
+    requestBody: 'DeliveryReplay',
+    success: { status: 200, description: 'How many are due again.', schema: 'ReplayCount' },
+    errors: [...ADMIN_BODY_ERRORS, 404],
+  },
+] as const satisfies readonly AdminOperation<keyof typeof WEBHOOK_SCHEMAS, keyof typeof WEBHOOK_PARAMETERS>[];
 
 export type NewWebhook = Static<typeof NewWebhook>;
 export type WebhookChange = Static<typeof WebhookChange>;
