@@ -1,11 +1,9 @@
 import type { Clock } from '../clock/index.js';
 import {
   type KeyInfo,
-  type KeyRotation,
   type KeyUsageHistory,
   OPERATIONS,
   type OperationId,
-  type OwnRequestQuery,
   type UsageDay,
 } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
@@ -177,12 +175,12 @@ export function createAccountHandlers(deps: {
     },
     async listKeyRequests(request, reply) {
       if (requestLog === undefined) throw requestLogOff();
-      const query = request.query as OwnRequestQuery;
+      const query = request.query;
       return sendPage(request, reply, requestLog, filterOf(query, callerOf(request).id), query, ownView);
     },
     async rotateKey(request, reply) {
       const key = callerOf(request);
-      const graceSeconds = (request.body as KeyRotation | undefined)?.gracePeriodSeconds ?? 0;
+      const graceSeconds = request.body?.gracePeriodSeconds ?? 0;
       const rotated = await checked(() => keys.rotate(key.id, graceSeconds * 1000, key.id));
       if (rotated === undefined) throw new Error(`the calling key ${key.id} is not stored`);
       // This instance knows the successor, and the old key's new end and successor, from the next request.

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CategoryQuery, NewCategory } from '../contract/index.js';
 import {
   ifNoneMatchMatches,
   nextPageLink,
@@ -47,7 +46,7 @@ export function createCategoryHandlers(deps: {
   return {
     listCategories: {
       prepared(request, reply) {
-        const page = pageAsked(request.query as CategoryQuery);
+        const page = pageAsked(request.query);
         if (page !== undefined) {
           return categories
             .page(page.limit, page.after ?? 0)
@@ -60,7 +59,7 @@ export function createCategoryHandlers(deps: {
       },
     },
     async createCategory(request, reply) {
-      const { answer } = await creates.run(request, 'createCategory', request.body as NewCategory);
+      const { answer } = await creates.run(request, 'createCategory', request.body);
       // Committed: the next list, even one asked for before this answer arrives, must hold it.
       if (!answer.replayed) categories.invalidate();
       return sendAnswer(reply, answer);

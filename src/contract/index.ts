@@ -1,4 +1,10 @@
-export { ADMIN_PREFIX, type AdminOperationId } from './admin.js';
+export {
+  ADMIN_OPERATIONS,
+  ADMIN_PARAMETER_SCHEMAS,
+  ADMIN_PREFIX,
+  ADMIN_SCHEMAS,
+  type AdminOperationId,
+} from './admin.js';
 export { type AdminDocumentOptions, buildAdminDocument } from './admin-openapi.js';
 export type { AdminTokenCreatedView, AdminTokenView, NewAdminToken } from './admin-tokens.js';
 export { successAnswers } from './answers.js';

@@ -15,10 +15,13 @@ export { registerLogger } from './logger.js';
 export { cutPage, nextPageLink, pageAsked } from './paging.js';
 export { requestIdFor } from './request-id.js';
 export {
+  type AdminHandlers,
   decorateRouteConfig,
+  type HandlersOf,
   hookList,
   type OperationHandler,
   type OperationHandlers,
+  type OperationRequest,
   type PreparedHandler,
   type RouteConfig,
   recordServedRoutes,
@@ -26,6 +29,7 @@ export {
   routeConfig,
   routeTemplate,
   type ServedRouteConfig,
+  type TypedHandler,
   toDocumentPath,
   toRoutePath,
 } from './routes.js';

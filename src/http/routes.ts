@@ -1,13 +1,72 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiDescription, Operation, OperationId, Role, Scope } from '../contract/index.js';
+import type {
+  ADMIN_OPERATIONS,
+  ADMIN_PARAMETER_SCHEMAS,
+  ADMIN_SCHEMAS,
+  ApiDescription,
+  OPERATIONS,
+  Operation,
+  PARAMETER_SCHEMAS,
+  Role,
+  SCHEMAS,
+  Scope,
+} from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
+
+/** The type of the schema `Name` picks from a table of schemas. */
+type SchemaType<Table, Name> = Name extends keyof Table
+  ? Table[Name] extends TSchema
+    ? Static<Table[Name]>
+    : never
+  : never;
+
+/**
+ * The request an operation's handler is given, typed from the operation's own schemas, which validated it
+ * before the handler runs: its body (undefined when it takes none, or may be left out), its path parameters
+ * and its query. `Schemas` and `Parameters` are the API's tables of body and parameter schemas.
+ */
+export type OperationRequest<Op, Schemas, Parameters> = FastifyRequest<{
+  Body: Op extends { requestBody: infer Name }
+    ? SchemaType<Schemas, Name> | (Op extends { optionalBody: true } ? undefined : never)
+    : undefined;
+  Params: Op extends { params: infer Name } ? SchemaType<Parameters, Name> : Record<string, never>;
+  Querystring: Op extends { query: infer Name } ? SchemaType<Parameters, Name> : Record<string, never>;
+}>;
 
 /**
  * A handler answers through `reply`. It may answer synchronously and return undefined (the hot paths do, to
  * save a promise per request), or return a promise.
  */
-export type OperationHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | undefined;
+export type TypedHandler<Request> = (request: Request, reply: FastifyReply) => Promise<unknown> | undefined;
+
+/**
+ * The handler of each operation of a table of operations, each typed from its operation's schemas: a
+ * handler reads `request.body` as the type of the schema that validated it, and never restates it by a cast.
+ * With `Prepared`, a handler may instead answer a prepared body ({@link PreparedHandler}).
+ */
+export type HandlersOf<
+  Operations extends readonly { operationId: string }[],
+  Schemas,
+  Parameters,
+  Prepared extends boolean = false,
+> = {
+  [Id in Operations[number]['operationId']]: HandlerOrPrepared<
+    OperationRequest<Extract<Operations[number], { operationId: Id }>, Schemas, Parameters>,
+    Prepared
+  >;
+};
+type HandlerOrPrepared<Request, Prepared extends boolean> =
+  | TypedHandler<Request>
+  | (Prepared extends true ? { prepared: TypedHandler<Request> } : never);
+
+/**
+ * Any operation's handler, as the registry holds it. Declared as a method, whose parameters TypeScript
+ * compares both ways: the registry takes every typed handler, since Fastify runs each only on a request its
+ * operation's schemas validated.
+ */
+type Registered = { handle(request: FastifyRequest, reply: FastifyReply): Promise<unknown> | undefined };
+export type OperationHandler = Registered['handle'];
 
 /**
  * A handler that answers a GET with `sendPrepared`, which skips the route's `onSend` hooks: its route may
@@ -18,8 +77,15 @@ export interface PreparedHandler {
   prepared: OperationHandler;
 }
 
-/** One handler per operation of the contract: the compiler demands every one. */
-export type OperationHandlers = Record<OperationId, OperationHandler | PreparedHandler>;
+/** One handler per operation of `/v1`, typed from its schemas: the compiler demands every one. */
+export type OperationHandlers = HandlersOf<typeof OPERATIONS, typeof SCHEMAS, typeof PARAMETER_SCHEMAS, true>;
+
+/** One handler per operation of the admin API, typed from its schemas. */
+export type AdminHandlers = HandlersOf<
+  typeof ADMIN_OPERATIONS,
+  typeof ADMIN_SCHEMAS,
+  typeof ADMIN_PARAMETER_SCHEMAS
+>;
 
 /** The config of every route of an API. */
 export interface RouteConfig {

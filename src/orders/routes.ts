@@ -1,5 +1,4 @@
 import { type Clock, parseTimestamp } from '../clock/index.js';
-import type { NewOrder, OrderQuery } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 import { cutPage, type OperationHandlers, pageAsked } from '../http/index.js';
 import { type IdempotentCreates, sendAnswer } from '../idempotency/index.js';
@@ -36,7 +35,7 @@ export function createOrderHandlers(deps: {
   const { orders, clock, creates } = deps;
   return {
     async listOrders(request, reply) {
-      const { status, ...paging } = request.query as OrderQuery;
+      const { status, ...paging } = request.query;
       const filter = status !== undefined ? { status } : {};
       const page = pageAsked(paging);
       if (page === undefined) return reply.send(await orders.list(filter));
@@ -45,7 +44,7 @@ export function createOrderHandlers(deps: {
       return reply.send(cutPage(request, reply, found, page.limit, encodeCursor));
     },
     async placeOrder(request, reply) {
-      const { petId, quantity } = request.body as NewOrder;
+      const { petId, quantity } = request.body;
       const createdAt = new Date(clock.now()).toISOString();
       const outcome = await creates.run(request, 'placeOrder', { petId, quantity, createdAt });
       if (outcome.ok) return sendAnswer(reply, outcome.answer);

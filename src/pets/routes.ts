@@ -1,4 +1,3 @@
-import type { NewPet, PetQuery } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
 import { cutPage, type OperationHandlers, pageAsked } from '../http/index.js';
 import { type IdempotentCreates, sendAnswer } from '../idempotency/index.js';
@@ -12,7 +11,7 @@ export function createPetHandlers(deps: {
   const { pets, creates } = deps;
   return {
     async listPets(request, reply) {
-      const { categoryId, status, ...paging } = request.query as PetQuery;
+      const { categoryId, status, ...paging } = request.query;
       const filter = {
         ...(categoryId !== undefined ? { categoryId } : {}),
         ...(status !== undefined ? { status } : {}),
@@ -23,7 +22,7 @@ export function createPetHandlers(deps: {
       return reply.send(cutPage(request, reply, found, page.limit, (last) => last.id));
     },
     async createPet(request, reply) {
-      const { name, categoryId, status = 'available' } = request.body as NewPet;
+      const { name, categoryId, status = 'available' } = request.body;
       const outcome = await creates.run(request, 'createPet', { name, categoryId, status });
       if (!outcome.ok) {
         throw new ApiError(
@@ -34,7 +33,7 @@ export function createPetHandlers(deps: {
       return sendAnswer(reply, outcome.answer);
     },
     async getPetById(request, reply) {
-      const { petId } = request.params as { petId: number };
+      const { petId } = request.params;
       const pet = await pets.get(petId);
       if (pet === undefined) throw new ApiError('not_found', `No pet has the id ${petId}`);
       return reply.send(pet);
