@@ -2,28 +2,17 @@ import http from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { registerAccessLog } from '../access-log/index.js';
 import { createAccountHandlers } from '../account/index.js';
-import {
-  type AdminAuthenticator,
-  createAdminHandlers,
-  createAdminTokenManager,
-  createSessions,
-  identifyAdmin,
-  personRecheck,
-  registerOidcSignIn,
-  requireAdmin,
-  requireRole,
-  type Sessions,
-} from '../admin/index.js';
-import { createCategoryHandlers, createCategoryService } from '../categories/index.js';
+import { createAdminHandlers } from '../admin/index.js';
+import { type CategoryService, createCategoryHandlers } from '../categories/index.js';
 import type { Clock } from '../clock/index.js';
 import { type Config, packageBytes, packageFile } from '../config/index.js';
 import { CONSOLE_PATH, registerConsole } from '../console/index.js';
 import {
   ADMIN_API,
   ADMIN_PREFIX,
-  type AdminOperationId,
   API_PREFIX,
   API_VERSION,
+  type ApiKey,
   buildAdminDocument,
   buildOpenApiDocument,
   V1_API,
@@ -33,12 +22,12 @@ import { GUIDES, guideUrl, registerDocs } from '../docs/index.js';
 import { type Domains, registerDomains } from '../domains/index.js';
 import { HEALTH_PATHS, type ReadinessCheck, registerHealth } from '../health/index.js';
 import {
+  type AdminHandlers,
   BODY_LIMIT,
   clientErrorHandler,
   decorateRouteConfig,
   handleFrameworkError,
   notFound,
-  type OperationHandler,
   type OperationHandlers,
   recordServedRoutes,
   registerErrorHandling,
@@ -52,28 +41,31 @@ import {
   routeConfig,
   type UnparsedAnswer,
 } from '../http/index.js';
+import { type IdempotentCreates, registerIdempotencyKey, startPurging } from '../idempotency/index.js';
 import {
-  createIdempotentCreates,
-  type IdempotentCreates,
-  registerIdempotencyKey,
-  startPurging,
-} from '../idempotency/index.js';
+  type AdminAuthenticator,
+  type AdminTokenManager,
+  identifyAdmin,
+  registerOidcSignIn,
+  requireAdmin,
+  requireRole,
+  type Sessions,
+} from '../identity/index.js';
 import {
+  type ApiKeyRecord,
   type Authenticator,
-  createKeyManager,
   type ExpiryNotices,
   identifyCaller,
   type KeyManager,
-  keyView,
   requireApiKey,
   requireScope,
 } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
 import { type Metrics, registerRequestMetrics } from '../metrics/index.js';
 import { createOrderHandlers } from '../orders/index.js';
-import { createRelyingParty } from '../people/index.js';
+import type { RelyingParty } from '../people/index.js';
 import { createPetHandlers } from '../pets/index.js';
-import { type Decision, limitsFor, type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
+import { type Decision, type RateLimiter, registerRateLimit } from '../ratelimit/index.js';
 import { type RequestLog, recordUnparsed, registerRequestLog } from '../request-log/index.js';
 import type { Storage } from '../storage/index.js';
 import type { Tracing } from '../tracing/index.js';
@@ -107,13 +99,24 @@ export interface AppDeps {
   webhooks: Webhooks;
   /** `key.expiring`, a week and a day before each key's expiry; started by the caller, stopped by the app. */
   keyNotices: ExpiryNotices;
+  /** The key manager the admin API and a key's own operations change keys through, as the CLI does. */
+  keys: KeyManager;
+  /** A key as the admin API shows it (and the operator events carry it): made once, here. */
+  keyView: (record: ApiKeyRecord) => ApiKey;
+  /** The categories, their list kept in memory and told of other instances' writes. */
+  categories: CategoryService;
+  /** Every create: its row, an `Idempotency-Key`'s answer and its webhook event, in one transaction. */
+  creates: IdempotentCreates;
+  /** The console's sessions, which the admin API accepts as its tokens. */
+  sessions: Sessions;
+  /** Sign-in with the OpenID Connect provider; undefined without `OIDC_ISSUER`. */
+  relyingParty: RelyingParty | undefined;
+  /** Makes and revokes admin tokens, as `petstore admin-tokens` does. */
+  tokenManager: AdminTokenManager;
 }
 
-/**
- * What the stages of an API are built from: the app's dependencies, the operations' handlers and the console's
- * sessions (which the admin API accepts as its tokens).
- */
-type StageDeps<H> = AppDeps & { handlers: H; sessions: Sessions };
+/** What the stages of an API are built from: the app's dependencies and the operations' handlers. */
+type StageDeps<H> = AppDeps & { handlers: H };
 
 /** One stage of an API: what it does, and the hooks (or routes) it registers on the API's scope. */
 interface Stage<H> {
@@ -197,7 +200,7 @@ const API_STAGES: readonly Stage<OperationHandlers>[] = [
 ];
 
 /** The stages of every request under `/admin/v1`, in this order: the API's own, for admin tokens. */
-const ADMIN_STAGES: readonly Stage<Record<AdminOperationId, OperationHandler>>[] = [
+const ADMIN_STAGES: readonly Stage<AdminHandlers>[] = [
   {
     does: 'identifies the admin token, sent or of a console session, or marks why there is none',
     register: (scope, { adminAuthenticator, sessions }) => identifyAdmin(scope, adminAuthenticator, sessions),
@@ -265,13 +268,10 @@ function createFastify(config: Config, onUnparsed: (answer: UnparsedAnswer) => v
   });
 }
 
-/** The handler of every operation of the contract, over one create path. */
-function operationHandlers(deps: AppDeps, creates: IdempotentCreates, keys: KeyManager) {
-  const { storage, clock, recorder, config, authenticator } = deps;
-  const categories = createCategoryService({ categories: storage.categories });
-  // Another instance's write makes our cached list stale: PostgreSQL tells us (LISTEN/NOTIFY).
-  const watching = storage.watchCategories(() => categories.invalidate());
-  const handlers: OperationHandlers = {
+/** The handler of every operation of the contract. */
+function operationHandlers(deps: AppDeps): OperationHandlers {
+  const { storage, clock, recorder, config, authenticator, categories, creates, keys } = deps;
+  return {
     ...createCategoryHandlers({ categories, creates }),
     ...createPetHandlers({ pets: storage.pets, creates }),
     ...createOrderHandlers({ orders: storage.orders, clock, creates }),
@@ -285,7 +285,6 @@ function operationHandlers(deps: AppDeps, creates: IdempotentCreates, keys: KeyM
       clock,
     }),
   };
-  return { handlers, watching };
 }
 
 /** Serves an API under its prefix, its stages registered in their order. */
@@ -375,49 +374,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
 /** Every route: the API's and the admin API's operations, the references, the console and the health checks. */
 async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const { config, storage, clock, metrics } = deps;
-  const keys = createKeyManager({
-    apiKeys: storage.apiKeys,
-    env: config.env,
-    clock,
-    view: (record) => keyView(record, clock.now(), limitsFor(config.rateLimit, record)),
-  });
-  const creates = createIdempotentCreates({
-    storage,
-    clock,
-    published: () => deps.webhooks.dispatcher.wake(),
-  });
-  const { handlers, watching } = operationHandlers(deps, creates, keys);
-  await watching;
-  const relyingParty = config.oidc === undefined ? undefined : createRelyingParty(config.oidc, deps.logger);
-  const sessions = createSessions({
-    sessions: storage.sessions,
-    tokenById: (id) => deps.adminAuthenticator.byId(id),
-    recheckToken: (id) => deps.adminAuthenticator.recheckId(id),
-    people: storage.people,
-    recheck: relyingParty === undefined ? undefined : personRecheck(relyingParty),
-    clock,
-  });
-  await registerApi(app, API_PREFIX, API_STAGES, { ...deps, handlers, sessions });
+  const { config, storage, clock, metrics, relyingParty } = deps;
+  await registerApi(app, API_PREFIX, API_STAGES, { ...deps, handlers: operationHandlers(deps) });
   const adminHandlers = createAdminHandlers({
-    keys,
+    ...deps,
     domains: deps.domains.manager,
     audit: storage.audit,
-    sessions,
     usage: storage.usage,
-    recorder: deps.recorder,
     rateLimit: config.rateLimit,
-    limiter: deps.limiter,
     tokens: deps.adminAuthenticator,
     adminTokens: storage.adminTokens,
     people: storage.people,
     tokenSignIn: config.consoleTokenSignIn,
-    tokenManager: createAdminTokenManager({ adminTokens: storage.adminTokens, clock }),
-    requestLog: deps.requestLog,
     webhooks: deps.webhooks.manager,
-    clock,
   });
-  await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers, sessions });
+  await registerApi(app, ADMIN_PREFIX, ADMIN_STAGES, { ...deps, handlers: adminHandlers });
 
   registerDocs(
     app,
@@ -454,7 +425,7 @@ async function registerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void
       relyingParty,
       people: storage.people,
       oidcLogins: storage.oidcLogins,
-      sessions,
+      sessions: deps.sessions,
       audit: storage.audit,
       pages,
       limitByAddress: (scope) => registerRateLimit(scope, (request) => deps.limiter.forAddress(request.ip)),

@@ -1,16 +1,25 @@
-import { createAdminAuthenticator } from '../admin/index.js';
+import { createCategoryService } from '../categories/index.js';
 import { type Clock, systemClock } from '../clock/index.js';
 import { type Config, ConfigError, readConfigFile } from '../config/index.js';
 import { type DomainsConfig, ownHosts, parseDomains, startDomains } from '../domains/index.js';
+import { createIdempotentCreates } from '../idempotency/index.js';
+import {
+  createAdminAuthenticator,
+  createAdminTokenManager,
+  createSessions,
+  personRecheck,
+} from '../identity/index.js';
 import {
   type ApiKeyRecord,
   createAuthenticator,
+  createKeyManager,
   type ExpiryNotices,
   keyView,
   startExpiryNotices,
 } from '../keys/index.js';
 import { createOutageLog, type Logger, printableUrl, warnUnlessOutage } from '../log/index.js';
 import { createMetrics, type Metrics, timed } from '../metrics/index.js';
+import { createRelyingParty } from '../people/index.js';
 import {
   createRateLimiter,
   createRateLimitStore,
@@ -19,7 +28,7 @@ import {
   type RateLimitStore,
 } from '../ratelimit/index.js';
 import { createRequestLog, type RequestLog } from '../request-log/index.js';
-import { createStorage, openRequestLogStore, type Storage } from '../storage/index.js';
+import { createStorage, openRequestLogStore, REPOSITORY_NAMES, type Storage } from '../storage/index.js';
 import { createTracing, type Tracing } from '../tracing/index.js';
 import { createUsageRecorder } from '../usage/index.js';
 import {
@@ -51,20 +60,6 @@ function readDomains(file: string): { value: DomainsConfig | undefined; problems
     : parseDomains(read.value.domains);
 }
 
-/** The repositories whose every call the storage histogram times, beside `create`. */
-const REPOSITORIES = [
-  'categories',
-  'pets',
-  'orders',
-  'apiKeys',
-  'adminTokens',
-  'audit',
-  'usage',
-  'idempotency',
-  'domains',
-  'webhooks',
-] as const satisfies readonly (keyof Storage)[];
-
 /**
  * Storage with its calls timed (`petstore_storage_call_duration_seconds`, labelled `pets.list`, `create`),
  * each in a span of its own while a request is traced.
@@ -72,7 +67,7 @@ const REPOSITORIES = [
 function timedStorage(storage: Storage, metrics: Metrics, tracing: Tracing | undefined): Storage {
   const spans = tracing?.callSpans('storage', storage.kind === 'postgres' ? 'postgresql' : 'sqlite');
   const outer = timed(storage, ['create', 'ping'], metrics.storageCalls, { spans });
-  for (const name of REPOSITORIES) {
+  for (const name of REPOSITORY_NAMES) {
     Object.defineProperty(outer, name, {
       value: timed(storage[name], 'all', metrics.storageCalls, { prefix: `${name}.`, spans }),
     });
@@ -156,7 +151,7 @@ export async function composeApp(
   let keyNotices: ExpiryNotices | undefined;
   const store =
     options.rateLimitStore ?? createRateLimitStore(config.rateLimitStore, { logger, metrics, tracing });
-  /** A key as the admin API shows it: the `data` of the operator events below. */
+  /** A key as the admin API shows it, and the `data` of the operator events below: made here alone. */
   const shownKey = (key: ApiKeyRecord) => keyView(key, clock.now(), limitsFor(config.rateLimit, key));
   /** Keeps an event in a transaction of its own, and has it sent now if an endpoint takes it. */
   const publish = async (event: StoredEvent) => {
@@ -236,6 +231,19 @@ export async function composeApp(
       answered: () => metrics.answers.count,
     });
     keyNotices = startExpiryNotices({ apiKeys: storage.apiKeys, publish, view: shownKey, clock, logger });
+    const keys = createKeyManager({ apiKeys: storage.apiKeys, env: config.env, clock, view: shownKey });
+    const categories = createCategoryService({ categories: storage.categories });
+    // Another instance's write makes our cached list stale: PostgreSQL tells us (LISTEN/NOTIFY).
+    await storage.watchCategories(() => categories.invalidate());
+    const relyingParty = config.oidc === undefined ? undefined : createRelyingParty(config.oidc, logger);
+    const sessions = createSessions({
+      sessions: storage.sessions,
+      tokenById: (id) => adminAuthenticator.byId(id),
+      recheckToken: (id) => adminAuthenticator.recheckId(id),
+      people: storage.people,
+      recheck: relyingParty === undefined ? undefined : personRecheck(relyingParty),
+      clock,
+    });
     return {
       config,
       logger,
@@ -251,6 +259,13 @@ export async function composeApp(
       requestLog,
       webhooks,
       keyNotices,
+      keys,
+      keyView: shownKey,
+      categories,
+      creates: createIdempotentCreates({ storage, clock, published: () => webhooks?.dispatcher.wake() }),
+      sessions,
+      relyingParty,
+      tokenManager: createAdminTokenManager({ adminTokens: storage.adminTokens, clock }),
     };
   } catch (error) {
     await keyNotices?.stop();

@@ -1,2 +1,2 @@
 export { createCategoryHandlers } from './routes.js';
-export { createCategoryService } from './service.js';
+export { type CategoryService, createCategoryService } from './service.js';

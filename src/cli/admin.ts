@@ -1,6 +1,6 @@
-import { createAdminTokenManager, makerNames, type TokenMaker, tokenMaker } from '../admin/index.js';
 import type { Config } from '../config/index.js';
 import { ACTOR_KINDS, type ActorKind, AUDIT_PAGE, isRole, ROLES, type Role } from '../contract/index.js';
+import { createAdminTokenManager, makerNames, type TokenMaker, tokenMaker } from '../identity/index.js';
 import { KeyInputError } from '../keys/index.js';
 import { parseOptions, UsageError } from './args.js';
 import { ADMIN_TOKENS_OPTIONS, AUDIT_OPTIONS } from './commands.js';

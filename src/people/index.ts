@@ -1,5 +1,5 @@
+export { groupsOf, roleOfGroups } from './group-roles.js';
 export { createRelyingParty, type OidcOptions, providerFailure, type RelyingParty } from './oidc.js';
-export { groupsOf, roleOfGroups } from './roles.js';
 export type {
   OidcLogin,
   OidcLoginRepository,

@@ -1,6 +1,6 @@
 import * as client from 'openid-client';
 import type { Logger } from '../log/index.js';
-import type { RoleMapping } from './roles.js';
+import type { RoleMapping } from './group-roles.js';
 
 /** The settings of sign-in with OpenID Connect (`OIDC_*`). */
 export interface OidcOptions {

@@ -27,6 +27,8 @@ export {
   type OrderRepository,
   type PetFilter,
   type PetRepository,
+  REPOSITORY_NAMES,
+  type Repositories,
   type Storage,
   type StorageConfig,
   StorageNotFoundError,

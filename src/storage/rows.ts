@@ -1,7 +1,7 @@
-import type { AdminTokenRecord, PersonToken, SessionRecord } from '../admin/index.js';
 import type { AuditEntry, AuditFilter, AuditRecord } from '../audit/index.js';
 import type { Category, Order, OrderStatus, Pet, PetStatus, Role, Scope } from '../contract/index.js';
 import type { DomainCheckResult, DomainRecord, DomainState } from '../domains/index.js';
+import type { AdminTokenRecord, PersonToken, SessionRecord } from '../identity/index.js';
 import type { ApiKeyRecord } from '../keys/index.js';
 import type { OidcLogin, PersonRecord } from '../people/index.js';
 import type { IdempotencyRecord } from './types.js';

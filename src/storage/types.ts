@@ -1,4 +1,3 @@
-import type { AdminTokenRepository, SessionRepository } from '../admin/index.js';
 import type { AuditRepository } from '../audit/index.js';
 import type {
   Category,
@@ -10,6 +9,7 @@ import type {
   PetStatus,
 } from '../contract/index.js';
 import type { DomainRepository } from '../domains/index.js';
+import type { AdminTokenRepository, SessionRepository } from '../identity/index.js';
 import type { ApiKeyRepository } from '../keys/index.js';
 import type { OutageLog } from '../log/index.js';
 import type { OidcLoginRepository, PeopleRepository } from '../people/index.js';
@@ -169,12 +169,8 @@ export interface OrderRepository {
   list(filter: OrderFilter): Promise<Order[]>;
 }
 
-/**
- * Everything the service keeps durably: SQLite (embedded default) or PostgreSQL, file for file the same.
- * A write's promise resolves only after its transaction has committed durably.
- */
-export interface Storage {
-  readonly kind: 'sqlite' | 'postgres';
+/** The repositories of the storage, each the port of a capability that keeps data. */
+export interface Repositories {
   readonly categories: CategoryRepository;
   readonly pets: PetRepository;
   readonly orders: OrderRepository;
@@ -191,6 +187,31 @@ export interface Storage {
   readonly idempotency: IdempotencyRepository;
   readonly domains: DomainRepository;
   readonly webhooks: WebhookRepository;
+}
+
+/** The names of the repositories, for what wraps each (the storage's timings): the compiler demands every one. */
+export const REPOSITORY_NAMES = Object.keys({
+  categories: true,
+  pets: true,
+  orders: true,
+  apiKeys: true,
+  adminTokens: true,
+  sessions: true,
+  people: true,
+  oidcLogins: true,
+  audit: true,
+  usage: true,
+  idempotency: true,
+  domains: true,
+  webhooks: true,
+} satisfies Record<keyof Repositories, true>) as readonly (keyof Repositories)[];
+
+/**
+ * Everything the service keeps durably: SQLite (embedded default) or PostgreSQL, file for file the same.
+ * A write's promise resolves only after its transaction has committed durably.
+ */
+export interface Storage extends Repositories {
+  readonly kind: 'sqlite' | 'postgres';
   /** Schema versions applied when this storage was opened (empty when it was current). */
   readonly migrationsApplied: readonly number[];
   /** The schema as it is once opened: its version and the oldest release that serves it. */

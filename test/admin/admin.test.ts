@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { createAdminTokenManager } from '../../src/admin/index.js';
 import { FakeClock } from '../../src/clock/index.js';
 import { ADMIN_API, SCOPES } from '../../src/contract/index.js';
+import { createAdminTokenManager } from '../../src/identity/index.js';
 
 const ADMIN_OPERATIONS = ADMIN_API.operations;
 

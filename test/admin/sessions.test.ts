@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createAdminTokenManager } from '../../src/admin/index.js';
 import { FakeClock } from '../../src/clock/index.js';
 import { ADMIN_API } from '../../src/contract/index.js';
+import { createAdminTokenManager } from '../../src/identity/index.js';
 import { assertError } from '../support/assertions.js';
 import { BACKENDS } from '../support/backends.js';
 import { type JsonResponse, request, startTestServer, type TestServer } from '../support/server.js';

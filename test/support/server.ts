@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import { createAdminTokenManager } from '../../src/admin/index.js';
 import {
   type AppDeps,
   type ComposeOptions,
@@ -14,6 +13,7 @@ import {
 } from '../../src/app/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { type Role, SCOPES } from '../../src/contract/index.js';
+import { createAdminTokenManager } from '../../src/identity/index.js';
 import {
   type ApiKeyRecord,
   type CreateKeyInput,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { AdminTokenRepository } from '../../admin/index.js';
 import type { AuditEntry } from '../../audit/index.js';
+import type { AdminTokenRepository } from '../../identity/index.js';
 import {
   ADMIN_TOKEN_COLUMNS,
   type AdminTokenRow,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { SessionRepository } from '../../admin/index.js';
 import type { AuditEntry } from '../../audit/index.js';
+import type { SessionRepository } from '../../identity/index.js';
 import {
   type AdminTokenRow,
   oldestFirst,

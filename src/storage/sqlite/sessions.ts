@@ -1,5 +1,5 @@
-import type { SessionRepository } from '../../admin/index.js';
 import type { AuditEntry } from '../../audit/index.js';
+import type { SessionRepository } from '../../identity/index.js';
 import {
   type AdminTokenRow,
   oldestFirst,

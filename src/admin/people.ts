@@ -1,17 +1,16 @@
-import type {
-  AdminOperationId,
-  PersonSessionsEnd,
-  PersonSessionsEndedView,
-  PersonView,
-} from '../contract/index.js';
+import type { PersonSessionsEndedView, PersonView } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
-import type { OperationHandler } from '../http/index.js';
+import type { AdminHandlers } from '../http/index.js';
+import {
+  type AdminAuthenticator,
+  type AdminTokenRecord,
+  type AdminTokenRepository,
+  type PersonToken,
+  SESSION_IDLE_MS,
+  type Sessions,
+} from '../identity/index.js';
 import type { PeopleRepository } from '../people/index.js';
-import type { AdminAuthenticator } from './authenticator.js';
-import { SESSION_IDLE_MS, type Sessions } from './sessions.js';
-import type { AdminTokenRecord, AdminTokenRepository, PersonToken } from './tokens.js';
-
-type PeopleOperation = 'listPeople' | 'endPersonSessions';
+import { actorOf } from './actor.js';
 
 /** A token as the People operations show it: what it is, never its digest or prefix. */
 const tokenSummary = ({ id, name, role, createdAt }: AdminTokenRecord) => ({ id, name, role, createdAt });
@@ -26,10 +25,9 @@ export function peopleHandlers(deps: {
   adminTokens: Pick<AdminTokenRepository, 'madeByPeople'>;
   /** Reread after a revocation, so that this instance refuses the tokens at once. */
   authenticator: Pick<AdminAuthenticator, 'refresh'>;
-  actor: (request: { admin: { id: string } | null }) => string;
   now: () => number;
-}): Record<PeopleOperation & AdminOperationId, OperationHandler> {
-  const { people, sessions, adminTokens, authenticator, actor, now } = deps;
+}): Pick<AdminHandlers, 'listPeople' | 'endPersonSessions'> {
+  const { people, sessions, adminTokens, authenticator, now } = deps;
   return {
     async listPeople(_request, reply) {
       const at = now();
@@ -50,11 +48,11 @@ export function peopleHandlers(deps: {
       return reply.send(view);
     },
     async endPersonSessions(request, reply) {
-      const { id } = request.params as { id: string };
-      const revokeTokens = (request.body as PersonSessionsEnd | null | undefined)?.revokeTokens === true;
+      const { id } = request.params;
+      const revokeTokens = request.body?.revokeTokens === true;
       if ((await people.find(id)) === undefined)
         throw new ApiError('not_found', `No person has the id ${id}`);
-      const { ended, revoked } = await sessions.endOfPerson(id, actor(request), revokeTokens);
+      const { ended, revoked } = await sessions.endOfPerson(id, actorOf(request), revokeTokens);
       if (revoked.length > 0) await authenticator.refresh();
       const answer: PersonSessionsEndedView = { ended, revokedTokens: revoked.map(tokenSummary) };
       return reply.send(answer);

@@ -1,6 +1,6 @@
 import { createCredentialReloader, isAdminToken, keyDigest } from '../keys/index.js';
 import type { Logger } from '../log/index.js';
-import type { AdminTokenRecord, AdminTokenRepository } from './tokens.js';
+import type { AdminTokenRecord, AdminTokenRepository } from './admin-tokens.js';
 
 export interface AdminAuthenticator {
   /** The token's record if it is a valid, unrevoked admin token; in memory, no I/O. */

@@ -1,14 +1,18 @@
-import type { AdminOperationId, AdminTokenView, NewAdminToken } from '../contract/index.js';
-import { roleAllows } from '../contract/index.js';
+import { type AdminTokenView, roleAllows } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
-import type { OperationHandler } from '../http/index.js';
+import type { AdminHandlers } from '../http/index.js';
+import {
+  type AdminAuthenticator,
+  type AdminTokenManager,
+  type AdminTokenRecord,
+  insufficientRole,
+  makerNames,
+  roleOf,
+  tokenMaker,
+} from '../identity/index.js';
 import { KeyInputError } from '../keys/index.js';
 import type { PeopleRepository } from '../people/index.js';
-import type { AdminAuthenticator } from './authenticator.js';
-import { insufficientRole, roleOf } from './roles.js';
-import { type AdminTokenManager, type AdminTokenRecord, makerNames, tokenMaker } from './tokens.js';
-
-type TokenOperation = 'listAdminTokens' | 'createAdminToken' | 'revokeAdminToken';
+import { actorOf } from './actor.js';
 
 /** A token as the admin API shows it: never its digest; who made it, named from `names`. */
 const tokenView = (
@@ -28,9 +32,8 @@ export function tokenHandlers(deps: {
   authenticator: AdminAuthenticator;
   /** Everyone who signed in with OpenID Connect: a token's maker may be one of them. */
   people: Pick<PeopleRepository, 'all'>;
-  actor: (request: { admin: { id: string } | null }) => string;
-}): Record<TokenOperation & AdminOperationId, OperationHandler> {
-  const { manager, authenticator, people, actor } = deps;
+}): Pick<AdminHandlers, 'listAdminTokens' | 'createAdminToken' | 'revokeAdminToken'> {
+  const { manager, authenticator, people } = deps;
   /** Every token, and the names of their makers. */
   async function everyToken() {
     const [tokens, everyone] = await Promise.all([manager.list(), people.all()]);
@@ -42,14 +45,14 @@ export function tokenHandlers(deps: {
       return reply.send(tokens.map((token) => tokenView(token, names)));
     },
     async createAdminToken(request, reply) {
-      const body = request.body as NewAdminToken;
+      const { body } = request;
       const own = roleOf(request);
       // The operation is the owner's; this holds whatever role may one day make tokens.
       if (!roleAllows(own, body.role))
         throw insufficientRole(`A token of the ${body.role} role`, body.role, request.admin);
       let made: Awaited<ReturnType<AdminTokenManager['create']>>;
       try {
-        made = await manager.create(body.name, body.role, actor(request));
+        made = await manager.create(body.name, body.role, actorOf(request));
       } catch (error) {
         if (error instanceof KeyInputError) throw new ApiError('validation_failed', error.message);
         throw error;
@@ -60,8 +63,8 @@ export function tokenHandlers(deps: {
       return reply.code(201).send({ ...tokenView(made.record, names), token: made.token });
     },
     async revokeAdminToken(request, reply) {
-      const { id } = request.params as { id: string };
-      if (!(await manager.revoke(id, actor(request)))) throw noToken(id);
+      const { id } = request.params;
+      if (!(await manager.revoke(id, actorOf(request)))) throw noToken(id);
       await authenticator.refresh();
       const { tokens, names } = await everyToken();
       const record = tokens.find((token) => token.id === id);

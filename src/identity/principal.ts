@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { routeConfig, sendError } from '../http/index.js';
 import { bearerToken, missingCredentialMessage } from '../keys/index.js';
-import type { AdminAuthenticator } from './authenticator.js';
-import { fromSameOrigin, isBackgroundRefresh, sessionCookie, sessionSecret } from './cookie.js';
+import type { AdminTokenRecord } from './admin-tokens.js';
+import { fromSameOrigin, isBackgroundRefresh, sessionCookie, sessionSecret } from './session-cookie.js';
 import type { AdminPrincipal, Sessions, SessionView } from './sessions.js';
-import type { AdminTokenRecord } from './tokens.js';
+import type { AdminAuthenticator } from './token-authenticator.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,16 +1,8 @@
-import {
-  type AdminOperationId,
-  type DeliveryQuery,
-  type DeliveryReplay,
-  type NewWebhook,
-  type Role,
-  roleAllows,
-  type WebhookChange,
-  type WebhookTest,
-} from '../contract/index.js';
+import { type Role, roleAllows } from '../contract/index.js';
 import { ApiError } from '../errors/index.js';
-import { type OperationHandler, queryTime } from '../http/index.js';
+import { type AdminHandlers, queryTime } from '../http/index.js';
 import { type EndpointView, maskedUrl, WebhookInputError, type WebhookManager } from '../webhooks/index.js';
+import { actorOf } from './actor.js';
 
 type WebhookOperation =
   | 'listWebhooks'
@@ -49,59 +41,51 @@ function shownTo(role: Role | undefined, endpoint: EndpointView): EndpointView {
 }
 
 /** The handlers of the webhook operations: thin callers of the manager the CLI uses too. */
-export function webhookHandlers(deps: {
-  webhooks: WebhookManager;
-  actor: (request: { admin: { id: string } | null }) => string;
-}): Record<WebhookOperation & AdminOperationId, OperationHandler> {
-  const { webhooks, actor } = deps;
-  const endpointId = (params: unknown) => (params as { id: string }).id;
-  const deliveryOf = (params: unknown) => params as { id: string; deliveryId: number };
+export function webhookHandlers(deps: { webhooks: WebhookManager }): Pick<AdminHandlers, WebhookOperation> {
+  const { webhooks } = deps;
   return {
     async listWebhooks(request, reply) {
       const role = request.admin?.role;
       return reply.send((await webhooks.list()).map((endpoint) => shownTo(role, endpoint)));
     },
     async createWebhook(request, reply) {
-      const body = request.body as NewWebhook;
-      const { endpoint, secret } = await checked(() => webhooks.create(body, actor(request)));
+      const { body } = request;
+      const { endpoint, secret } = await checked(() => webhooks.create(body, actorOf(request)));
       return reply.code(201).send({ ...endpoint, secret });
     },
     async getWebhook(request, reply) {
-      const id = endpointId(request.params);
+      const { id } = request.params;
       const endpoint = await webhooks.get(id);
       if (endpoint === undefined) throw noEndpoint(id);
       return reply.send(shownTo(request.admin?.role, endpoint));
     },
     async updateWebhook(request, reply) {
-      const id = endpointId(request.params);
-      const endpoint = await checked(() =>
-        webhooks.update(id, request.body as WebhookChange, actor(request)),
-      );
+      const { id } = request.params;
+      const endpoint = await checked(() => webhooks.update(id, request.body, actorOf(request)));
       if (endpoint === undefined) throw noEndpoint(id);
       return reply.send(endpoint);
     },
     async deleteWebhook(request, reply) {
-      const id = endpointId(request.params);
+      const { id } = request.params;
       const endpoint = await webhooks.get(id);
-      if (endpoint === undefined || !(await webhooks.delete(id, actor(request)))) throw noEndpoint(id);
+      if (endpoint === undefined || !(await webhooks.delete(id, actorOf(request)))) throw noEndpoint(id);
       return reply.send(endpoint);
     },
     async rotateWebhookSecret(request, reply) {
-      const id = endpointId(request.params);
-      const rotated = await webhooks.rotateSecret(id, actor(request));
+      const { id } = request.params;
+      const rotated = await webhooks.rotateSecret(id, actorOf(request));
       if (rotated === undefined) throw noEndpoint(id);
       return reply.code(201).send({ ...rotated.endpoint, secret: rotated.secret });
     },
     async testWebhook(request, reply) {
-      const id = endpointId(request.params);
-      const body = request.body as WebhookTest | undefined;
-      const sent = await checked(() => webhooks.test(id, body?.type));
+      const { id } = request.params;
+      const sent = await checked(() => webhooks.test(id, request.body?.type));
       if (sent === undefined) throw noEndpoint(id);
       return reply.code(201).send(sent);
     },
     async listWebhookDeliveries(request, reply) {
-      const id = endpointId(request.params);
-      const query = request.query as DeliveryQuery;
+      const { id } = request.params;
+      const { query } = request;
       const since = queryTime(query.since, 'since');
       const deliveries = await webhooks.deliveries(id, {
         ...(query.state !== undefined ? { state: query.state } : {}),
@@ -113,13 +97,13 @@ export function webhookHandlers(deps: {
       return reply.send(deliveries);
     },
     async getWebhookDelivery(request, reply) {
-      const { id, deliveryId } = deliveryOf(request.params);
+      const { id, deliveryId } = request.params;
       const delivery = await webhooks.delivery(id, deliveryId);
       if (delivery === undefined) throw noDelivery(id, deliveryId);
       return reply.send(delivery);
     },
     async replayWebhookDelivery(request, reply) {
-      const { id, deliveryId } = deliveryOf(request.params);
+      const { id, deliveryId } = request.params;
       const outcome = await webhooks.replay(id, deliveryId);
       if (outcome === 'not_found') throw noDelivery(id, deliveryId);
       if (outcome === 'under_way') {
@@ -131,8 +115,8 @@ export function webhookHandlers(deps: {
       return reply.send(outcome);
     },
     async replayFailedWebhookDeliveries(request, reply) {
-      const id = endpointId(request.params);
-      const since = queryTime((request.body as DeliveryReplay).since, 'since') as number;
+      const { id } = request.params;
+      const since = queryTime(request.body.since, 'since') as number;
       const replayed = await webhooks.replayFailed(id, since);
       if (replayed === undefined) throw noEndpoint(id);
       return reply.send({ replayed });

@@ -17,7 +17,7 @@ import {
   type RelyingParty,
   roleOfGroups,
 } from '../people/index.js';
-import { sessionTransportAllowed, setSessionCookie } from './cookie.js';
+import { sessionTransportAllowed, setSessionCookie } from './session-cookie.js';
 import type { Sessions } from './sessions.js';
 
 /** Where a sign-in sets out, and where the provider sends the browser back (register this one with it). */
