@@ -61,15 +61,14 @@ export function registerConsole(
   app.get(`${CONSOLE_PATH}/*`, sendPage);
 
   for (const asset of [script, styles])
-    app.get(`${CONSOLE_PATH}/assets/${asset.name}`, async (request, reply) =>
-      reply
-        // Only the versioned URL is forever: the bare path names whichever bytes are installed now.
-        .header(
-          'cache-control',
-          (request.query as { v?: unknown }).v === asset.digest ? IMMUTABLE : 'no-cache',
-        )
-        .type(asset.type)
-        .send(asset.body),
+    app.get<{ Querystring: { v?: unknown } }>(
+      `${CONSOLE_PATH}/assets/${asset.name}`,
+      async (request, reply) =>
+        reply
+          // Only the versioned URL is forever: the bare path names whichever bytes are installed now.
+          .header('cache-control', request.query.v === asset.digest ? IMMUTABLE : 'no-cache')
+          .type(asset.type)
+          .send(asset.body),
     );
   // A missing asset is a 404, not the page: a script tag given HTML would fail in a confusing way.
   app.get(`${CONSOLE_PATH}/assets/*`, notFound);

@@ -171,13 +171,10 @@ export function registerDocs(
   }
 
   for (const [path, { asset, type }] of assets) {
-    app.get(path, async (request: FastifyRequest, reply: FastifyReply) =>
+    app.get<{ Querystring: { v?: unknown } }>(path, async (request, reply) =>
       reply
         // Only the versioned URL is forever: the bare path names whichever bytes are installed now.
-        .header(
-          'cache-control',
-          (request.query as { v?: unknown }).v === asset.digest ? IMMUTABLE : 'no-cache',
-        )
+        .header('cache-control', request.query.v === asset.digest ? IMMUTABLE : 'no-cache')
         .type(type)
         .send(asset.body),
     );
@@ -255,8 +252,8 @@ ${guideIndex()}`,
     pages.set(slug, html);
     return html;
   };
-  app.get(guideUrl(':name'), async (request, reply) => {
-    const { name } = request.params as { name: string };
+  app.get<{ Params: { name: string } }>(guideUrl(':name'), async (request, reply) => {
+    const { name } = request.params;
     const html = await page(name);
     if (html !== undefined) return send(reply, html);
     const image = GUIDE_IMAGE.test(name) ? files(`docs/${name}`) : undefined;

@@ -16,25 +16,29 @@ export const TLS_ASK_PATH = '/internal/tls/ask';
  */
 export function registerTlsAsk(app: FastifyInstance, options: { current: () => DomainIndex }): void {
   const { current } = options;
-  app.get(TLS_ASK_PATH, { onRequest: localOnly }, async (request, reply) => {
-    const { domain: raw } = request.query as Record<string, unknown>;
-    if (typeof raw !== 'string' || raw.trim() === '') {
-      return sendError(request, reply, 'validation_failed', 'The query parameter domain is required, once');
-    }
-    const domain = normalizeDomain(raw);
-    const shown = JSON.stringify(domain.slice(0, 100));
-    const record = current().get(domain);
-    if (record === undefined) {
-      return sendError(request, reply, 'not_found', `${shown} is not a custom domain of this service`);
-    }
-    if (!CERTIFIABLE_STATES.has(record.state)) {
-      return sendError(
-        request,
-        reply,
-        'not_found',
-        `${shown} is ${record.state}, not verified: see petstore domains status ${domain}`,
-      );
-    }
-    return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify({ domain, state: record.state }));
-  });
+  app.get<{ Querystring: Record<string, unknown> }>(
+    TLS_ASK_PATH,
+    { onRequest: localOnly },
+    async (request, reply) => {
+      const { domain: raw } = request.query;
+      if (typeof raw !== 'string' || raw.trim() === '') {
+        return sendError(request, reply, 'validation_failed', 'The query parameter domain is required, once');
+      }
+      const domain = normalizeDomain(raw);
+      const shown = JSON.stringify(domain.slice(0, 100));
+      const record = current().get(domain);
+      if (record === undefined) {
+        return sendError(request, reply, 'not_found', `${shown} is not a custom domain of this service`);
+      }
+      if (!CERTIFIABLE_STATES.has(record.state)) {
+        return sendError(
+          request,
+          reply,
+          'not_found',
+          `${shown} is ${record.state}, not verified: see petstore domains status ${domain}`,
+        );
+      }
+      return reply.type(JSON_CONTENT_TYPE).send(JSON.stringify({ domain, state: record.state }));
+    },
+  );
 }

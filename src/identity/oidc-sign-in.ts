@@ -123,8 +123,9 @@ function routes(app: FastifyInstance, deps: Parameters<typeof registerOidcSignIn
       .redirect(begun.url.href, 303);
   });
 
-  app.get(OIDC_CALLBACK_PATH, async (request, reply) => {
-    const query = request.query as Record<string, unknown>;
+  // The provider's words, unvalidated: each is checked below as it is read.
+  app.get<{ Querystring: Record<string, unknown> }>(OIDC_CALLBACK_PATH, async (request, reply) => {
+    const { query } = request;
     const refuse = (status: number, message: MessagePage) =>
       pages.sendMessage(
         request,
