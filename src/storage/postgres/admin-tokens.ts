@@ -9,7 +9,7 @@ import {
   type PersonTokenRow,
   toAdminTokenRecord,
   toPersonToken,
-} from '../rows.js';
+} from '../identity-rows.js';
 import { type Queryable, transaction } from './transaction.js';
 
 const BUMP = 'UPDATE api_keys_version SET version = version + 1 WHERE id = 1';

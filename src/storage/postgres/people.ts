@@ -7,7 +7,7 @@ import {
   type PersonRow,
   toOidcLogin,
   toPersonRecord,
-} from '../rows.js';
+} from '../identity-rows.js';
 
 /** People who sign in with OpenID Connect, and their sign-ins under way, in PostgreSQL: every instance sees them. */
 export function postgresPeople(pool: pg.Pool): { people: PeopleRepository; oidcLogins: OidcLoginRepository } {

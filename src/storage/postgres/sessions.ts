@@ -10,7 +10,7 @@ import {
   sessionValues,
   toAdminTokenRecord,
   toSessionRecord,
-} from '../rows.js';
+} from '../identity-rows.js';
 import { type Queryable, transaction } from './transaction.js';
 
 /** Console sessions in PostgreSQL, so that every instance accepts them; start and end audited in their transaction. */

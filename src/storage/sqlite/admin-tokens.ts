@@ -8,7 +8,7 @@ import {
   type PersonTokenRow,
   toAdminTokenRecord,
   toPersonToken,
-} from '../rows.js';
+} from '../identity-rows.js';
 import { type Database, preparedAtFirstUse } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 

@@ -6,7 +6,7 @@ import {
   type PersonRow,
   toOidcLogin,
   toPersonRecord,
-} from '../rows.js';
+} from '../identity-rows.js';
 import { type Database, preparedAtFirstUse } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 

@@ -9,7 +9,7 @@ import {
   sessionValues,
   toAdminTokenRecord,
   toSessionRecord,
-} from '../rows.js';
+} from '../identity-rows.js';
 import { type Database, preparedAtFirstUse } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
