@@ -1,6 +1,6 @@
 /**
  * `npm run bench:profile -- FILE_OR_DIR...`: where a server's CPU went, from the `--cpu-prof` profiles that
- * `BENCH_CPU_PROFILE_DIR` makes `npm run bench` write (docs/performance.md), one per thread (the request
+ * `BENCH_CPU_PROFILE_DIR` makes `npm run bench` write (docs/durability-and-speed.md), one per thread (the request
  * log's SQLite writer is a thread of its own). For each: self time per function, as a share of the time the
  * thread was not idle; each function sorted into whose it is
  * (ours: the project's own `dist/src`; Fastify and its parts; other packages; Node's internals; V8's own

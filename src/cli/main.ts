@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=32
 // The flag: on Node 20, a server whose young generation stays at V8's default size can settle into a state
 // where scavenges copy most of each turn's objects: about 1.7x the CPU per request on the category list, in
-// 4 of 6 fresh processes here, against none of 5 with 32 MiB semi-spaces (docs/performance.md).
+// 4 of 6 fresh processes here, against none of 5 with 32 MiB semi-spaces (docs/durability-and-speed.md).
 import { createInterface } from 'node:readline/promises';
 import { ConfigError, loadConfig, packageVersion } from '../config/index.js';
 import { UsageError, wantsHelp } from './args.js';

@@ -70,7 +70,7 @@ export const GUIDES: readonly Guide[] = [
     slug: 'production',
     title: 'Production',
     summary:
-      'The installed package, the systemd unit, the TLS front, PostgreSQL and Redis, backups, upgrades.',
+      'The installed package, processes and signals, the systemd unit, the TLS front, PostgreSQL and Redis.',
     part: 'running',
   },
   {
@@ -95,11 +95,12 @@ export const GUIDES: readonly Guide[] = [
   {
     slug: 'upgrades-and-backups',
     title: 'Upgrades and backups',
-    summary: 'Rolling upgrades under the migration policy; backups and restores on either backend.',
+    summary:
+      'Upgrading one server or several with no downtime, the migration policy; backups and restores on either backend.',
     part: 'running',
   },
   {
-    slug: 'performance',
+    slug: 'durability-and-speed',
     title: 'Durability and speed',
     summary: 'What a 201 promises, and how the speed is measured.',
     part: 'running',
@@ -111,6 +112,12 @@ export const GUIDES: readonly Guide[] = [
     part: 'working',
   },
 ];
+
+/** Guides that moved, by their old slug: their old address answers 301 to the new one, so links keep working. */
+export const MOVED_GUIDES: Readonly<Record<string, string>> = {
+  // 1.4 and before: the guide's file was named for half of what it holds.
+  performance: 'durability-and-speed',
+};
 
 /** The headings of the lists of guides, by part. */
 export const GUIDE_PARTS: Readonly<Record<Guide['part'], string>> = {

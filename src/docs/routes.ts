@@ -1,7 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JSON_CONTENT_TYPE, notFound, transportSecurity } from '../http/index.js';
 import { loadRedocBundle, type StaticAsset, staticAsset } from './assets.js';
-import { GUIDE_IMAGE, GUIDE_PARTS, GUIDES, GUIDES_PATH, type Guide, guideUrl } from './guides.js';
+import {
+  GUIDE_IMAGE,
+  GUIDE_PARTS,
+  GUIDES,
+  GUIDES_PATH,
+  type Guide,
+  guideUrl,
+  MOVED_GUIDES,
+} from './guides.js';
 import {
   DOCS_CSP,
   docsPage,
@@ -254,6 +262,8 @@ ${guideIndex()}`,
   };
   app.get<{ Params: { name: string } }>(guideUrl(':name'), async (request, reply) => {
     const { name } = request.params;
+    const moved = Object.hasOwn(MOVED_GUIDES, name) ? MOVED_GUIDES[name] : undefined;
+    if (moved !== undefined) return reply.redirect(guideUrl(moved), 301);
     const html = await page(name);
     if (html !== undefined) return send(reply, html);
     const image = GUIDE_IMAGE.test(name) ? files(`docs/${name}`) : undefined;

@@ -83,7 +83,7 @@ interface Collected {
  * A histogram observed on the hot path in plain numbers, one {@link HistogramTally} per combination of labels,
  * and read by the registry as prom-client's own histograms are (`_bucket` cumulative with `le`, `_sum`,
  * `_count`). prom-client's `observe`, a labelled child's included, validates and hashes the labels on every
- * call: 1.7% of the list's CPU in a profile under load (docs/performance.md), more than counting it here.
+ * call: 1.7% of the list's CPU in a profile under load (docs/durability-and-speed.md), more than counting it here.
  */
 export class TalliedHistogram<L extends string> {
   readonly #tallies: HistogramTally<L>[] = [];

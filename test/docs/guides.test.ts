@@ -201,6 +201,17 @@ describe('the guides on the server', () => {
       assert.equal(answer.headers.get('location'), page, asked);
     }
   });
+
+  test("a guide's old address is sent to where it moved, and its new one is the page", async () => {
+    const moved = await fetch(`${server.url}${GUIDES_PATH}/performance`, { redirect: 'manual' });
+    assert.equal(moved.status, 301);
+    assert.equal(moved.headers.get('location'), `${GUIDES_PATH}/durability-and-speed`);
+    const page = await fetch(`${server.url}${GUIDES_PATH}/durability-and-speed`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<h1[^>]*>Durability and speed<\/h1>/);
+    const unknown = await fetch(`${server.url}${GUIDES_PATH}/constructor`, { redirect: 'manual' });
+    assert.equal(unknown.status, 404);
+  });
 });
 
 describe('the guides in a real browser', () => {
