@@ -1,6 +1,6 @@
 import path from 'node:path';
-import pg from 'pg';
 import { printableUrl } from '../log/index.js';
+import { pgDriver } from './postgres/driver.js';
 import { type Database, Sqlite, type Statement } from './sqlite/driver.js';
 import { schemaDifferences } from './sqlite/schema-check.js';
 
@@ -210,7 +210,7 @@ export function sqliteEnd(file: string): End {
 export async function postgresEnd(url: string): Promise<End> {
   // No query timeout: a batch of the copy may wait for locks, and the whole copy is one transaction. int8
   // stays text (pg's default), so ids and counters come across exact.
-  const client = new pg.Client({ connectionString: url, keepAlive: true });
+  const client = new (pgDriver().Client)({ connectionString: url, keepAlive: true });
   client.on('error', () => {});
   await client.connect();
   const columnsOf = new Map<string, Column[]>();

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './driver.js';
 
 /**
  * The channels on which a write tells every instance that what it keeps in memory is stale: the category
@@ -59,7 +60,7 @@ export function createNotifier(
 
   async function listen(): Promise<void> {
     if (closed || watchers.size === 0) return;
-    const client = new pg.Client({ connectionString: options.url, types: options.types });
+    const client = new (pgDriver().Client)({ connectionString: options.url, types: options.types });
     client.on('notification', (message) => {
       const channel = byName.get(message.channel);
       if (channel !== undefined) tell(channel);

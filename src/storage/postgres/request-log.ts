@@ -1,4 +1,3 @@
-import pg from 'pg';
 import {
   API_PATHS,
   type RequestFilter,
@@ -8,6 +7,7 @@ import {
   recordsOf,
 } from '../../request-log/index.js';
 import { type RequestLogRow, requestOfRow } from '../request-log-row.js';
+import { pgDriver } from './driver.js';
 
 const DAY_MS = 86_400_000;
 
@@ -117,7 +117,7 @@ const NO_PARTITION = '23514';
  * makes the partitions of the days it writes, and of tomorrow, as it first needs them.
  */
 export async function postgresRequestLog(url: string): Promise<RequestLogStore> {
-  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
+  const pool = new (pgDriver().Pool)({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
   // An idle connection that the server closed is an error event of the pool: without a listener it would
   // end the process. The next query opens another connection.
   pool.on('error', () => {});

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { printableUrl } from '../../log/index.js';
 import type { TellingEntry } from '../../webhooks/index.js';
 import { checkServable } from '../schema.js';
@@ -17,6 +17,7 @@ import { postgresAudit } from './audit.js';
 import { postgresCategories } from './categories.js';
 import { addressOf, connectionError, databaseOf, unavailableReason } from './connect-error.js';
 import { postgresDomains } from './domains.js';
+import { pgDriver } from './driver.js';
 import { PostgresGroupCommit } from './group-commit.js';
 import { postgresIdempotency } from './idempotency.js';
 import { migrate, readSchema } from './migrations.js';
@@ -36,9 +37,9 @@ import { postgresWebhooks } from './webhooks.js';
  */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8
+    oid === pgDriver().types.builtins.INT8
       ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      : pgDriver().types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /** Refuses to run where a COMMIT could return before it is on disk (DESIGN.md section 8). */
@@ -64,7 +65,7 @@ async function hasSchema(pool: pg.Pool): Promise<boolean> {
 
 /** Opens the pool, checks durability and brings the schema up to date (or refuses, with `mustExist`). */
 async function openPool(options: { url: string; poolSize?: number } & OpenOptions) {
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: options.url,
     max: options.poolSize ?? 10,
     // Bounds on a database that is down or cut off, well inside the request timeout: a request gets its
@@ -112,13 +113,13 @@ async function createDatabase(url: string): Promise<void> {
   const name = databaseOf(target);
   const maintenance = new URL(url);
   maintenance.pathname = '/postgres';
-  const client = new pg.Client({
+  const client = new (pgDriver().Client)({
     connectionString: maintenance.toString(),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });
   try {
     await client.connect();
-    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+    await client.query(`CREATE DATABASE ${pgDriver().escapeIdentifier(name)}`);
   } catch (error) {
     // Another migrate made it meanwhile: as good as made here.
     if ((error as { code?: unknown }).code === '42P04') return;
