@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { awaitMinuteRoom, REDIS_URL } from '../support/backends.js';
-import { awaitKeyEverywhere, createKey, INSTANCES, startFleet } from '../support/fleet.js';
+import { adminKeyMaker, awaitKeyEverywhere, createKey, INSTANCES, startFleet } from '../support/fleet.js';
 import { runCli, type ServerProcess } from '../support/process.js';
 import { getStatus, request } from '../support/server.js';
 
@@ -62,20 +62,9 @@ describe('several instances behave as one', () => {
       t.after(() => fleetEnv.stop());
       // A key per trial, so no trial sees another's counts; created before, so every instance knows them.
       // Spares for trials that do not count (below).
+      const makeKey = await adminKeyMaker(fleetEnv.env, fleetEnv.servers[0] as ServerProcess);
       for (let i = 0; i < TRIALS + SPARE_TRIALS; i += 1) {
-        keys.push(
-          (
-            await createKey(
-              fleetEnv.env,
-              '--plan',
-              'enterprise',
-              '--per-minute',
-              '100',
-              '--per-day',
-              '1000000',
-            )
-          ).key,
-        );
+        keys.push((await makeKey({ plan: 'enterprise', perMinute: 100, perDay: 1_000_000 })).key);
       }
       // Keys are reread all at once: when a key made after them works everywhere, so do they (and their
       // counts stay untouched for the trials).

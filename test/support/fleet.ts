@@ -21,6 +21,28 @@ export async function createKey(
 }
 
 /**
+ * Makes keys through the admin API of one instance: a command line for the admin token once, then a request
+ * a key. For tests that need many keys: 35 by the command line took about 50 s of a 63 s test here.
+ */
+export async function adminKeyMaker(
+  env: Record<string, string>,
+  server: { url: string },
+): Promise<(body: Record<string, unknown>) => Promise<{ key: string; id: string }>> {
+  const made = await runCli(['admin-tokens', 'create', '--name', 'key maker', '--json'], env);
+  assert.equal(made.code, 0, made.stderr);
+  const { token } = JSON.parse(made.stdout) as { token: string };
+  return async (body) => {
+    const created = await request(`${server.url}/admin/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    assert.equal(created.status, 201, created.text);
+    return created.body as { key: string; id: string };
+  };
+}
+
+/**
  * A fleet of instances on 127.0.0.1 sharing one fresh PostgreSQL database and one Redis prefix, each with its
  * clock moved by `offsets[i]` milliseconds, configured by `extraEnv` besides.
  */
