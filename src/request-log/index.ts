@@ -1,6 +1,21 @@
+export {
+  COLUMNS,
+  REQUEST_LOG_COLUMNS,
+  type RequestColumn,
+  type RequestField,
+  type ViewField,
+} from './columns.js';
 export { INSTANCE, recordUnparsed, registerRequestLog } from './hook.js';
 export { createRequestLog, type RequestLog } from './log.js';
-export { batchOf, FIELDS, recordsOf, stringsOf, valuesOfRow } from './rows.js';
+export {
+  batchOf,
+  columnsOf,
+  FIELDS,
+  type RequestColumns,
+  recordsOf,
+  stringsOf,
+  valuesOfRow,
+} from './rows.js';
 export type {
   Evicted,
   RequestCursor,

@@ -1,29 +1,56 @@
-import type { RequestRecord, RowBatch } from './types.js';
+import {
+  COLUMNS,
+  type ColumnKind,
+  type FieldWhere,
+  type RequestField,
+  type RequestRecord,
+} from './columns.js';
+import type { RowBatch } from './types.js';
 
-/** The fields of a row, in the stores' column order (`at, request_id, key_id, …, user_agent`). */
-export const FIELDS = 18;
+/** The fields of a row: the columns of {@link COLUMNS}, in their order. */
+export const FIELDS = COLUMNS.length;
+
+/**
+ * How a batch holds each kind of column: a text as its index in the batch's table of strings, a boolean as 0
+ * or 1, a number as itself.
+ */
+const HELD_AS = {
+  text: 'text',
+  integer: 'number',
+  real: 'number',
+  time: 'number',
+  boolean: 'boolean',
+} as const satisfies Record<ColumnKind, 'text' | 'number' | 'boolean'>;
+
+type Held = (typeof HELD_AS)[ColumnKind];
+type FieldHeldAs<H extends Held> = FieldWhere<{
+  kind: { [K in ColumnKind]: (typeof HELD_AS)[K] extends H ? K : never }[ColumnKind];
+}>;
+
+/** A field and its place in a row. */
+interface Slot<F extends RequestField> {
+  readonly position: number;
+  readonly field: F;
+}
+
+/** The slots of the columns a batch holds as `held`: those whose values repeat from row to row, or not. */
+function slotsOf<H extends Held>(held: H, repeats = true): readonly Slot<FieldHeldAs<H>>[] {
+  return COLUMNS.flatMap((column, position) =>
+    HELD_AS[column.kind] === held && (column.repeats ?? true) === repeats
+      ? [{ position, field: column.field as FieldHeldAs<H> }]
+      : [],
+  );
+}
+
+// Precomputed once: the row writer runs per request, and loops over these without a lookup of its own.
+const TEXTS = slotsOf('text');
+/** Texts no other row has (request ids): every one is new, so no lookup would find it. */
+const NEW_TEXTS = slotsOf('text', false) as readonly Slot<FieldWhere<{ repeats: false }>>[];
+const NUMBERS = slotsOf('number');
+const BOOLEANS = slotsOf('boolean');
 
 /** Which fields are strings (indexes into the table) and which are numbers, in column order. */
-export const IS_STRING: readonly boolean[] = [
-  false, // at
-  true, // request_id
-  true, // key_id
-  true, // actor
-  true, // client
-  true, // method
-  true, // route
-  true, // path
-  false, // status
-  true, // error_code
-  true, // error_message
-  false, // duration_ms
-  false, // bytes
-  false, // remaining
-  false, // replayed
-  false, // deprecated
-  true, // instance
-  true, // user_agent
-];
+const IS_STRING: readonly boolean[] = COLUMNS.map((column) => HELD_AS[column.kind] === 'text');
 
 /** A string field's number for null; a number field's (`remaining`) is NaN. */
 const NULL = -1;
@@ -48,27 +75,25 @@ export class RowBatchBuilder {
   add(record: RequestRecord): void {
     if (this.#at === this.#numbers.length) this.#grow();
     const numbers = this.#numbers;
-    let at = this.#at;
-    numbers[at++] = record.at;
-    // Every request id is new: no lookup finds it.
-    numbers[at++] = this.#strings.push(record.requestId) - 1;
-    numbers[at++] = this.#text(record.keyId);
-    numbers[at++] = this.#text(record.actor);
-    numbers[at++] = this.#text(record.client);
-    numbers[at++] = this.#text(record.method);
-    numbers[at++] = this.#text(record.route);
-    numbers[at++] = this.#text(record.path);
-    numbers[at++] = record.status;
-    numbers[at++] = this.#text(record.errorCode);
-    numbers[at++] = this.#text(record.errorMessage);
-    numbers[at++] = record.durationMs;
-    numbers[at++] = record.bytes;
-    numbers[at++] = record.remaining ?? Number.NaN;
-    numbers[at++] = record.replayed ? 1 : 0;
-    numbers[at++] = record.deprecated ? 1 : 0;
-    numbers[at++] = this.#text(record.instance);
-    numbers[at++] = this.#text(record.userAgent);
-    this.#at = at;
+    const at = this.#at;
+    // A text no other row has goes straight into the table; the others are looked up first.
+    for (let i = 0; i < NEW_TEXTS.length; i += 1) {
+      const { position, field } = NEW_TEXTS[i] as (typeof NEW_TEXTS)[number];
+      numbers[at + position] = this.#strings.push(record[field]) - 1;
+    }
+    for (let i = 0; i < TEXTS.length; i += 1) {
+      const { position, field } = TEXTS[i] as (typeof TEXTS)[number];
+      numbers[at + position] = this.#text(record[field]);
+    }
+    for (let i = 0; i < NUMBERS.length; i += 1) {
+      const { position, field } = NUMBERS[i] as (typeof NUMBERS)[number];
+      numbers[at + position] = record[field] ?? Number.NaN;
+    }
+    for (let i = 0; i < BOOLEANS.length; i += 1) {
+      const { position, field } = BOOLEANS[i] as (typeof BOOLEANS)[number];
+      numbers[at + position] = record[field] ? 1 : 0;
+    }
+    this.#at = at + FIELDS;
     this.rows += 1;
   }
 
@@ -140,36 +165,46 @@ export function valuesOfRow(
   }
 }
 
+/** A batch's rows column by column: each field's values, as a record holds them, in row order. */
+export type RequestColumns = { [F in RequestField]: RequestRecord[F][] };
+
+/** The batch's rows column by column, for a store that inserts a batch as arrays. */
+export function columnsOf(batch: RowBatch): RequestColumns {
+  const strings = stringsOf(batch);
+  const { numbers, rows } = batch;
+  const columns: Partial<Record<RequestField, unknown[]>> = {};
+  for (const { field, position } of [...NEW_TEXTS, ...TEXTS]) {
+    const values = new Array<string | null>(rows);
+    for (let row = 0; row < rows; row += 1) {
+      const number = numbers[row * FIELDS + position] as number;
+      values[row] = number === NULL ? null : (strings[number] as string);
+    }
+    columns[field] = values;
+  }
+  for (const { field, position } of NUMBERS) {
+    const values = new Array<number | null>(rows);
+    for (let row = 0; row < rows; row += 1) {
+      const number = numbers[row * FIELDS + position] as number;
+      values[row] = Number.isNaN(number) ? null : number;
+    }
+    columns[field] = values;
+  }
+  for (const { field, position } of BOOLEANS) {
+    const values = new Array<boolean>(rows);
+    for (let row = 0; row < rows; row += 1) values[row] = numbers[row * FIELDS + position] === 1;
+    columns[field] = values;
+  }
+  return columns as RequestColumns;
+}
+
 /** The batch's rows as records again. */
 export function recordsOf(batch: RowBatch): RequestRecord[] {
-  const strings = stringsOf(batch);
-  const values: (string | number | null)[] = new Array(FIELDS);
+  const columns = columnsOf(batch);
   const records: RequestRecord[] = [];
-  const string = (field: number) => values[field] as string;
-  const stringOrNull = (field: number) => values[field] as string | null;
-  const number = (field: number) => values[field] as number;
   for (let row = 0; row < batch.rows; row += 1) {
-    valuesOfRow(batch, strings, row, values);
-    records.push({
-      at: number(0),
-      requestId: string(1),
-      keyId: stringOrNull(2),
-      actor: stringOrNull(3),
-      client: stringOrNull(4),
-      method: string(5),
-      route: stringOrNull(6),
-      path: string(7),
-      status: number(8),
-      errorCode: stringOrNull(9),
-      errorMessage: stringOrNull(10),
-      durationMs: number(11),
-      bytes: number(12),
-      remaining: values[13] as number | null,
-      replayed: values[14] === 1,
-      deprecated: values[15] === 1,
-      instance: string(16),
-      userAgent: stringOrNull(17),
-    });
+    const record: Partial<Record<RequestField, unknown>> = {};
+    for (const { field } of COLUMNS) record[field] = columns[field][row];
+    records.push(record as RequestRecord);
   }
   return records;
 }

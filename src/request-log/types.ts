@@ -1,41 +1,6 @@
-/**
- * One answered request of `/v1` or `/admin/v1`, as the request log keeps it (docs/request-log.md). Never a
- * credential, a cookie or a body: only what the answer's headers and the access line already say.
- */
-export interface RequestRecord {
-  /** When it was answered, in milliseconds since the epoch (`durationMs` before it, it arrived). */
-  at: number;
-  /** The `X-Request-Id` its client got. Unique for the ids the service makes; a client may send its own. */
-  requestId: string;
-  /** The API key that asked (valid or expired); null for none, or a credential that is not a key of ours. */
-  keyId: string | null;
-  /** The admin token that asked, itself or through a console session; null for the API's calls. */
-  actor: string | null;
-  /** The client address (the proxy's rule decides which); null once the client had gone. */
-  client: string | null;
-  method: string;
-  /** The route's template (`/v1/pets/{petId}`); null for a path that is no route. */
-  route: string | null;
-  /** The path with its ids, without the query (which can hold anything a client typed). */
-  path: string;
-  status: number;
-  /** The Error body's code and message of an answer that is not 2xx or 3xx. */
-  errorCode: string | null;
-  errorMessage: string | null;
-  durationMs: number;
-  /** The body's bytes. */
-  bytes: number;
-  /** What was left of the caller's minute window after it; null without a rate-limit decision. */
-  remaining: number | null;
-  /** Answered from a stored answer under its `Idempotency-Key`. */
-  replayed: boolean;
-  /** Answered by a deprecated operation. */
-  deprecated: boolean;
-  /** The instance that answered (host name and process id). */
-  instance: string;
-  /** The `User-Agent`, cut to 256 characters. */
-  userAgent: string | null;
-}
+import type { RequestRecord } from './columns.js';
+
+export type { RequestRecord } from './columns.js';
 
 /** Which rows a reader asks for; every filter narrows, and rows come newest first. */
 export interface RequestFilter {
