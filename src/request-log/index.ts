@@ -1,5 +1,6 @@
 export {
   COLUMNS,
+  type FieldWhere,
   REQUEST_LOG_COLUMNS,
   type RequestColumn,
   type RequestField,

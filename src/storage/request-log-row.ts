@@ -1,49 +1,28 @@
-import type { RequestRecord } from '../request-log/index.js';
+import { COLUMNS, type FieldWhere, type RequestRecord } from '../request-log/index.js';
 
-/** The columns of the request log's table in both stores, in its order. */
-export const REQUEST_LOG_COLUMNS =
-  'at, request_id, key_id, actor, client, method, route, path, status, error_code, error_message, ' +
-  'duration_ms, bytes, remaining, replayed, deprecated, instance, user_agent';
+/** The columns of the request log's table in both stores, in its order (`at, request_id, …`). */
+export const COLUMN_NAMES = COLUMNS.map(({ column }) => column).join(', ');
 
-/** A row of the request log's table as either driver reads it: SQLite's booleans are 0 and 1. */
-export interface RequestLogRow {
-  at: number;
-  request_id: string;
-  key_id: string | null;
-  actor: string | null;
-  client: string | null;
-  method: string;
-  route: string | null;
-  path: string;
-  status: number;
-  error_code: string | null;
-  error_message: string | null;
-  duration_ms: number;
-  bytes: number;
-  remaining: number | null;
-  replayed: boolean | number;
-  deprecated: boolean | number;
-  instance: string;
-  user_agent: string | null;
+/**
+ * The columns a store selects, each under its field's name (`request_id AS "requestId"`), so that a row read
+ * is a record but for SQLite's booleans; `time` is the expression that reads a time column as milliseconds.
+ */
+export function selectList(time: (column: string) => string): string {
+  return COLUMNS.map(({ column, field, kind }) => {
+    const value = kind === 'time' ? time(column) : column;
+    return value === field ? field : `${value} AS "${field}"`;
+  }).join(', ');
 }
 
-export const requestOfRow = (row: RequestLogRow): RequestRecord => ({
-  at: row.at,
-  requestId: row.request_id,
-  keyId: row.key_id,
-  actor: row.actor,
-  client: row.client,
-  method: row.method,
-  route: row.route,
-  path: row.path,
-  status: row.status,
-  errorCode: row.error_code,
-  errorMessage: row.error_message,
-  durationMs: row.duration_ms,
-  bytes: row.bytes,
-  remaining: row.remaining,
-  replayed: Boolean(row.replayed),
-  deprecated: Boolean(row.deprecated),
-  instance: row.instance,
-  userAgent: row.user_agent,
-});
+type BooleanField = FieldWhere<{ kind: 'boolean' }>;
+
+const BOOLEANS = COLUMNS.filter(({ kind }) => kind === 'boolean').map(({ field }) => field as BooleanField);
+
+/** A row of the request log's table as either driver reads it (selectList): SQLite's booleans are 0 and 1. */
+export type RequestLogRow = Omit<RequestRecord, BooleanField> & Record<BooleanField, boolean | number>;
+
+/** A row read as the record it is: its booleans made booleans, in place (the row is the driver's new object). */
+export function requestOfRow(row: RequestLogRow): RequestRecord {
+  for (const field of BOOLEANS) row[field] = Boolean(row[field]);
+  return row as RequestRecord;
+}

@@ -1,12 +1,13 @@
 import {
   API_PATHS,
+  COLUMNS,
+  columnsOf,
+  type RequestColumns,
   type RequestFilter,
   type RequestLogStore,
   type RequestPage,
-  type RequestRecord,
-  recordsOf,
 } from '../../request-log/index.js';
-import { type RequestLogRow, requestOfRow } from '../request-log-row.js';
+import { COLUMN_NAMES, type RequestLogRow, requestOfRow, selectList } from '../request-log-row.js';
 import { pgDriver } from './driver.js';
 
 const DAY_MS = 86_400_000;
@@ -52,11 +53,17 @@ const partitionOf = (day: number) =>
 const dayStart = (at: number) => at - (at % DAY_MS);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const SELECT = `
-  SELECT (extract(epoch FROM at) * 1000)::float8 AS at, request_id, key_id, actor, client, method, route, path,
-         status, error_code, error_message, duration_ms, bytes, remaining, replayed, deprecated, instance,
-         user_agent
-  FROM request_log`;
+const SELECT = `SELECT ${selectList((column) => `(extract(epoch FROM ${column}) * 1000)::float8`)} FROM request_log`;
+
+/** One batch in one statement: each column an array of its type, unnested into rows. */
+const INSERT = `INSERT INTO request_log (${COLUMN_NAMES})
+  SELECT * FROM unnest(${COLUMNS.map(({ pg }, index) => `$${index + 1}::${pg}[]`).join(', ')})`;
+
+/** The insert's values, a column's array each; a time is written as ISO 8601 text, which `timestamptz` reads. */
+const insertValues = (columns: RequestColumns): unknown[] =>
+  COLUMNS.map(({ field, kind }) =>
+    kind === 'time' ? (columns[field] as number[]).map(iso) : columns[field],
+  );
 
 /** The WHERE clause of a filter and its values, in PostgreSQL's dialect. */
 function whereOf(filter: RequestFilter & { before?: RequestPage['before'] }): {
@@ -164,55 +171,22 @@ export async function postgresRequestLog(url: string): Promise<RequestLogStore> 
   const today = dayStart(Date.now());
   await ensurePartitions([today, today + DAY_MS]);
 
-  /** One batch in one statement: each column an array, unnested into rows. */
-  async function insert(records: readonly RequestRecord[]): Promise<void> {
-    const column = <T>(pick: (record: RequestRecord) => T) => records.map(pick);
-    await pool.query(
-      `INSERT INTO request_log (at, request_id, key_id, actor, client, method, route, path, status, error_code,
-                                error_message, duration_ms, bytes, remaining, replayed, deprecated, instance,
-                                user_agent)
-       SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                            $7::text[], $8::text[], $9::smallint[], $10::text[], $11::text[], $12::real[],
-                            $13::integer[], $14::integer[], $15::boolean[], $16::boolean[], $17::text[],
-                            $18::text[])`,
-      [
-        column((r) => iso(r.at)),
-        column((r) => r.requestId),
-        column((r) => r.keyId),
-        column((r) => r.actor),
-        column((r) => r.client),
-        column((r) => r.method),
-        column((r) => r.route),
-        column((r) => r.path),
-        column((r) => r.status),
-        column((r) => r.errorCode),
-        column((r) => r.errorMessage),
-        column((r) => r.durationMs),
-        column((r) => r.bytes),
-        column((r) => r.remaining),
-        column((r) => r.replayed),
-        column((r) => r.deprecated),
-        column((r) => r.instance),
-        column((r) => r.userAgent),
-      ],
-    );
-  }
-
   return {
     kind: 'postgres',
     async add(batch) {
       if (batch.rows === 0) return;
-      const records = recordsOf(batch);
-      const days = records.map((record) => dayStart(record.at));
+      const columns = columnsOf(batch);
+      const days = columns.at.map(dayStart);
+      const values = insertValues(columns);
       await ensurePartitions(days);
       try {
-        await insert(records);
+        await pool.query(INSERT, values);
       } catch (error) {
         if ((error as { code?: unknown }).code !== NO_PARTITION) throw error;
         // A day another instance pruned meanwhile (rows written on a skewed clock, say): made again.
         made.clear();
         await ensurePartitions(days);
-        await insert(records);
+        await pool.query(INSERT, values);
       }
     },
     async list(page) {

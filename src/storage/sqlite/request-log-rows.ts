@@ -9,7 +9,7 @@ import {
   stringsOf,
   valuesOfRow,
 } from '../../request-log/index.js';
-import { REQUEST_LOG_COLUMNS, type RequestLogRow, requestOfRow } from '../request-log-row.js';
+import { COLUMN_NAMES, type RequestLogRow, requestOfRow, selectList } from '../request-log-row.js';
 import type { Database } from './driver.js';
 
 /**
@@ -49,6 +49,9 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS requests_by_request_id ON requests (request_id);
   CREATE INDEX IF NOT EXISTS requests_anonymous ON requests (at) WHERE key_id IS NULL AND actor IS NULL;
 `;
+
+/** What a page reads: a time is kept as milliseconds already. */
+const SELECT = `SELECT ${selectList((column) => column)} FROM requests`;
 
 /** The WHERE clause of a filter and its values, in SQLite's dialect. */
 export function whereOf(filter: RequestFilter & { before?: RequestPage['before'] }): {
@@ -97,7 +100,7 @@ export function requestRows(db: Database) {
   db.pragma('journal_size_limit = 16777216');
   db.exec(SCHEMA);
   const insert = db.prepare(
-    `INSERT INTO requests (${REQUEST_LOG_COLUMNS}) VALUES (${Array(FIELDS).fill('?').join(', ')})`,
+    `INSERT INTO requests (${COLUMN_NAMES}) VALUES (${Array(FIELDS).fill('?').join(', ')})`,
   );
   const insertAll = db.transaction((batch: RowBatch) => {
     const values: (string | number | null)[] = new Array(FIELDS);
@@ -143,9 +146,7 @@ export function requestRows(db: Database) {
     list(page: RequestPage): RequestRecord[] {
       const { sql, values } = whereOf(page);
       const rows = db
-        .prepare(
-          `SELECT ${REQUEST_LOG_COLUMNS} FROM requests ${sql} ORDER BY at DESC, request_id DESC LIMIT ?`,
-        )
+        .prepare(`${SELECT} ${sql} ORDER BY at DESC, request_id DESC LIMIT ?`)
         .all(...values, page.limit) as RequestLogRow[];
       return rows.map(requestOfRow);
     },
