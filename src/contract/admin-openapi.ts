@@ -6,13 +6,16 @@ import {
   errorTable,
   type Json,
   pathsOf,
+  ref,
   type ServerEnvironment,
   thisServer,
 } from './document.js';
+import { EVENT_TYPES, type EventType } from './event-types.js';
 import { SCOPES } from './keys.js';
 import { API_VERSION } from './openapi.js';
 import { COMMON_ERRORS } from './operation.js';
 import { ROLE_MEANING, ROLES } from './roles.js';
+import { EVENT_CATALOGUE, EVENT_DATA_SCHEMAS, EVENT_SCHEMAS, EventId } from './webhook-events.js';
 
 /** What the admin document prints of the configuration. */
 export interface AdminDocumentOptions {
@@ -52,6 +55,96 @@ ${errorTable()}
 Each admin token may send ${count(rateLimit.perMinute)} requests per UTC minute and ${count(rateLimit.perDay)}
 per UTC day, with the API's headers (\`X-RateLimit-*\`, \`RateLimit\`, \`RateLimit-Policy\`); requests without
 a valid token are limited per client address.`;
+}
+
+/** `order.placed` as `OrderPlaced`: the stem of its schema's name and its operationId. */
+const pascal = (type: EventType) =>
+  type
+    .split(/[._]/)
+    .map((word) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`)
+    .join('');
+
+/** The name of an event type's schema under `components.schemas`: `order.placed` is `OrderPlacedEvent`. */
+const eventSchemaName = (type: EventType) => `${pascal(type)}Event`;
+
+/** The Standard Webhooks headers every delivery carries, as parameters of each event. */
+const DELIVERY_PARAMETERS: Json = {
+  WebhookId: {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: 'The event’s `id`, the same on every attempt of it: drop an event you have already handled.',
+    schema: EventId,
+  },
+  WebhookTimestamp: {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description:
+      'When this attempt was signed, in Unix seconds (each attempt its own): refuse one more than five minutes off.',
+    schema: { type: 'string', pattern: '^[0-9]+$', examples: ['1764374400'] },
+  },
+  WebhookSignature: {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      'Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed ' +
+      'with the base64 after `whsec_` of the endpoint’s secret. One per secret: two during a rotation’s 24 ' +
+      'hours, of which one matching is enough. Any Standard Webhooks library checks it.',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+  },
+};
+
+/**
+ * The events, in OpenAPI 3.1's `webhooks`: each type of the catalogue a POST of its event, with the signing
+ * headers, and what the receiver's answer means. Each event's schema names its `data` by reference.
+ */
+function eventWebhooks(): Json {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => {
+      const { summary, description } = EVENT_CATALOGUE[type];
+      const operation = {
+        operationId: `${pascal(type).charAt(0).toLowerCase()}${pascal(type).slice(1)}Event`,
+        tags: ['Events'],
+        summary,
+        description,
+        // Signed with the endpoint's secret (the headers below); no admin token is sent.
+        security: [],
+        parameters: Object.keys(DELIVERY_PARAMETERS).map((name) => ref('parameters', name)),
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ref('schemas', eventSchemaName(type)) } },
+        },
+        responses: {
+          '2XX': {
+            description:
+              'Delivered: any 2xx within 10 seconds. Answer at once and do the work after, or in a queue.',
+          },
+          '410': {
+            description:
+              'Gone: the endpoint is disabled, and nothing more is sent to it until it is enabled again.',
+          },
+          default: {
+            description:
+              'Anything else, or no answer within 10 seconds: the attempt failed, and the event is sent again ' +
+              '(ten attempts over about three days; redirects are not followed).',
+          },
+        },
+      };
+      return [type, { post: operation }];
+    }),
+  );
+}
+
+/** The schemas the events name: each type's event, whose `data` refers to the schema of its data. */
+function eventSchemas(): Json {
+  const events = EVENT_TYPES.map((type) => {
+    const schema = EVENT_SCHEMAS[type];
+    const data = ref('schemas', EVENT_CATALOGUE[type].data);
+    return [eventSchemaName(type), { ...schema, properties: { ...schema.properties, data } }];
+  });
+  return { ...EVENT_DATA_SCHEMAS, ...Object.fromEntries(events) };
 }
 
 /** Builds the OpenAPI 3.1 document of the admin API, served at `/admin/openapi.json`. */
@@ -129,12 +222,32 @@ sessions.`,
 for three days, with a delivery log and replay. A signing secret is shown once, when the endpoint is made or its
 secret rotated. See the guide, Webhooks.`,
       },
+      {
+        name: 'Events',
+        description: `What a webhook endpoint receives: a POST per event, whose body is \`{id, type, createdAt,
+apiVersion, data}\` and whose \`type\` says what \`data\` is. Check the signature of the body as it arrived, then
+parse it; delivery is at least once, so drop an event already handled by its \`id\`. A test event
+(\`POST /webhooks/{id}/test\`) has one of the endpoint's types and \`data\` \`{"test": true, "endpoint": "<id>"}\`.
+See the guide, [Webhooks](/docs/guides/webhooks#receiving-events).`,
+      },
     ],
     paths: pathsOf(parts),
-    components: componentsOf(parts, {
-      type: 'http',
-      scheme: 'bearer',
-      description: 'An admin token sent as `Authorization: Bearer <ADMIN_TOKEN>`.',
-    }),
+    webhooks: eventWebhooks(),
+    components: withEvents(
+      componentsOf(parts, {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An admin token sent as `Authorization: Bearer <ADMIN_TOKEN>`.',
+      }),
+    ),
+  };
+}
+
+/** The admin API's components, with what the events name: their schemas and the signing headers. */
+function withEvents(components: Json): Json {
+  return {
+    ...components,
+    schemas: { ...(components.schemas as Json), ...eventSchemas() },
+    parameters: { ...(components.parameters as Json | undefined), ...DELIVERY_PARAMETERS },
   };
 }

@@ -212,4 +212,5 @@ export const DOMAIN_OPERATIONS = [
 ] as const satisfies readonly AdminOperation<keyof typeof DOMAIN_SCHEMAS, keyof typeof DOMAIN_PARAMETERS>[];
 
 export type NewDomain = Static<typeof NewDomain>;
+export type Domain = Static<typeof Domain>;
 export type DomainSettings = Static<typeof DomainSettings>;

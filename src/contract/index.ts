@@ -12,7 +12,7 @@ export type { ApiKey, ApiKeyChange, NewApiKey, Rotation } from './api-keys.js';
 export { ADMIN_API, API_PREFIX, V1_API } from './apis.js';
 export { AUDIT_PAGE, type AuditEvent, type AuditQuery } from './audit.js';
 export type { ApiDescription } from './document.js';
-export type { NewDomain } from './domains.js';
+export type { Domain, NewDomain } from './domains.js';
 export {
   DATE_TIME_PATTERN,
   type KeyInfo,
@@ -71,12 +71,32 @@ export {
 export type { SessionStart } from './sessions.js';
 export { type KeyUsageQuery, USAGE_SPAN, type UsageQuery } from './usage.js';
 export {
+  EVENT_API_VERSION,
+  EVENT_CATALOGUE,
+  EVENT_DATA_SCHEMAS,
+  EVENT_SCHEMAS,
+  type EventSchema,
+  TestEvent,
+  type WebhookEvent,
+  WebhookTestData,
+} from './webhook-events.js';
+export {
   DELIVERY_PAGE,
+  DELIVERY_STATES,
   type DeliveryQuery,
   type DeliveryReplay,
+  type DeliveryState,
+  DISABLED_REASONS,
+  type DisabledReason,
   EVENT_TYPES,
   type EventType,
   type NewWebhook,
+  WEBHOOK_DESCRIPTION_MAX,
+  type Webhook,
   type WebhookChange,
+  type WebhookDelivery,
+  type WebhookDeliveryDetail,
   type WebhookTest,
+  type WebhookTestSent,
+  type WebhookWithSecret,
 } from './webhooks.js';

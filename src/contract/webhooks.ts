@@ -10,6 +10,17 @@ export { EVENT_TYPES, type EventType } from './event-types.js';
 export const DELIVERY_PAGE = { default: 50, max: 500 } as const;
 
 /**
+ * Why an endpoint takes no deliveries: disabled by an operator, by its receiver answering `410 Gone`, or by
+ * failing without a success for `WEBHOOKS_DISABLE_AFTER_DAYS`.
+ */
+export const DISABLED_REASONS = ['manual', 'gone', 'failing'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
+
+/** Where a delivery stands: an attempt due, delivered (a 2xx), or failed with no attempt left. */
+export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/**
  * An event type as a client names it. A plain string here, checked against {@link EVENT_TYPES} by the
  * manager, so that an unknown one is refused with the name of the catalogue, not a schema's enum dump.
  */
@@ -26,7 +37,13 @@ const Url = Type.String({
   examples: ['https://hooks.example.com/petstore'],
 });
 
-const Description = Type.String({ maxLength: 500, description: 'For people, up to 500 characters.' });
+/** The longest description of an endpoint, in characters: the CLI's, checked by the manager, too. */
+export const WEBHOOK_DESCRIPTION_MAX = 500;
+
+const Description = Type.String({
+  maxLength: WEBHOOK_DESCRIPTION_MAX,
+  description: `For people, up to ${WEBHOOK_DESCRIPTION_MAX} characters.`,
+});
 
 export const WebhookParams = Type.Object(
   {
@@ -96,7 +113,7 @@ const WebhookFields = {
   description: Type.String(),
   events: Type.Array(stringEnum(EVENT_TYPES)),
   enabled: Type.Boolean(),
-  disabledReason: Type.Union([stringEnum(['manual', 'gone', 'failing'] as const), Type.Null()], {
+  disabledReason: Type.Union([stringEnum(DISABLED_REASONS), Type.Null()], {
     description:
       '`manual`: disabled by an operator; `gone`: its receiver answered 410; `failing`: no success for `WEBHOOKS_DISABLE_AFTER_DAYS` (5 by default).',
   }),
@@ -128,7 +145,7 @@ const DeliveryFields = {
   id: Type.Integer(),
   eventId: Type.String({ description: 'The event’s id, sent as `webhook-id` on every attempt.' }),
   eventType: stringEnum(EVENT_TYPES),
-  state: stringEnum(['pending', 'delivered', 'failed'] as const, {
+  state: stringEnum(DELIVERY_STATES, {
     description: '`pending`: an attempt is due at `nextAttemptAt`; `failed`: no attempt is left (replay it).',
   }),
   attempts: Type.Integer({ minimum: 0 }),
@@ -173,7 +190,7 @@ export const WebhookDeliveryDetail = Type.Object(
 
 export const DeliveryQuery = Type.Object(
   {
-    state: Type.Optional(stringEnum(['pending', 'delivered', 'failed'] as const)),
+    state: Type.Optional(stringEnum(DELIVERY_STATES)),
     since: Type.Optional(TimestampInput('Only deliveries made at or after this time.')),
     before: Type.Optional(
       Type.Integer({
@@ -378,3 +395,8 @@ export type WebhookChange = Static<typeof WebhookChange>;
 export type WebhookTest = Static<typeof WebhookTest>;
 export type DeliveryReplay = Static<typeof DeliveryReplay>;
 export type DeliveryQuery = Static<typeof DeliveryQuery>;
+export type Webhook = Static<typeof Webhook>;
+export type WebhookWithSecret = Static<typeof WebhookWithSecret>;
+export type WebhookDelivery = Static<typeof WebhookDelivery>;
+export type WebhookDeliveryDetail = Static<typeof WebhookDeliveryDetail>;
+export type WebhookTestSent = Static<typeof WebhookTestSent>;

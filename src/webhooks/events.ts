@@ -1,30 +1,18 @@
 import { randomFillSync } from 'node:crypto';
-import { EVENT_TYPES, type EventType } from '../contract/index.js';
+import { EVENT_API_VERSION, EVENT_TYPES, type EventType, type WebhookEvent } from '../contract/index.js';
 import type { StoredEvent } from './types.js';
 
-/** The catalogue is the API's (src/contract/webhooks.ts): what endpoints subscribe to, and the document lists. */
-export { EVENT_TYPES, type EventType };
+/**
+ * The catalogue, the events' API version and their shape are the API's (src/contract/webhook-events.ts): what
+ * endpoints subscribe to, and what the admin document publishes. `WebhookEvent` is one event as every endpoint
+ * receives it, the body of each delivery: `id` is also the `webhook-id` of every attempt, so a receiver drops a
+ * repeat by it, and `type` narrows `data`.
+ */
+export { EVENT_API_VERSION, EVENT_TYPES, type EventType, type WebhookEvent };
 
 const KNOWN: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 export const isEventType = (value: string): value is EventType => KNOWN.has(value);
-
-/**
- * One event as every endpoint receives it, the body of each delivery: `data` is the resource as `/v1` or the
- * admin API returns it. `id` is also the `webhook-id` of every attempt, so a receiver drops a repeat by it.
- */
-export interface WebhookEvent {
-  id: string;
-  type: EventType;
-  /** When the change happened, ISO 8601 in UTC. */
-  createdAt: string;
-  /** The API version whose shapes `data` has. */
-  apiVersion: string;
-  data: unknown;
-}
-
-/** The API version whose shapes every event's `data` has: `/v1`'s and `/admin/v1`'s. */
-export const EVENT_API_VERSION = 'v1';
 
 /** The random part of an event id, in bytes: 80 bits. */
 const RANDOM_BYTES = 10;
@@ -74,7 +62,7 @@ export function storedEventOfJson(
   id = newEventId(at),
 ): StoredEvent {
   const createdAt = new Date(at).toISOString();
-  // The fields of `WebhookEvent`, in its order.
+  // The fields of `WebhookEvent`, in its schema's order; test/webhooks/payload.test.ts holds it to the schema.
   const payload = `{"id":"${id}","type":"${type}","createdAt":"${createdAt}","apiVersion":"${EVENT_API_VERSION}","data":${dataJson}}`;
   return { id, type, createdAt: at, payload };
 }

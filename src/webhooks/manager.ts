@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditAction, AuditEntry } from '../audit/index.js';
 import type { Clock } from '../clock/index.js';
+import {
+  type NewWebhook,
+  WEBHOOK_DESCRIPTION_MAX,
+  type Webhook,
+  type WebhookChange,
+  type WebhookDelivery,
+  type WebhookDeliveryDetail,
+  type WebhookTestSent,
+} from '../contract/index.js';
 import { type EventType, isEventType, storedEvent } from './events.js';
 import { newSigningSecret } from './signing.js';
 import {
@@ -24,28 +33,23 @@ import type {
 /** How long the secret before a rotation keeps signing beside the new one: a day, to deploy the new one. */
 export const ROTATION_OVERLAP_MS = 86_400_000;
 
-/** The longest description kept, in characters. */
-const MAX_DESCRIPTION = 500;
-
 /** Why a change to an endpoint is refused: a sentence for the Error body's message. */
 export class WebhookInputError extends Error {
   override name = 'WebhookInputError';
 }
 
-/** An endpoint as the admin API shows it: its URL without credentials, never its secret. */
-export interface EndpointView {
-  id: string;
-  url: string;
-  description: string;
-  events: EventType[];
-  enabled: boolean;
-  disabledReason: WebhookEndpoint['disabledReason'];
-  createdAt: string;
-  updatedAt: string;
-  failingSince: string | null;
-  /** Until when the secret before the last rotation still signs beside the current one; null when none does. */
-  previousSecretUntil: string | null;
-}
+// The views and inputs are the admin API's (src/contract/webhooks.ts), by the names the CLI and handlers know.
+
+/** An endpoint as the admin API shows it (`Webhook`): its URL without credentials, never its secret. */
+export type EndpointView = Webhook;
+/** One event to one endpoint, as the delivery log shows it (`WebhookDelivery`). */
+export type DeliveryView = WebhookDelivery;
+/** One attempt as the delivery log shows it. */
+export type AttemptView = WebhookDeliveryDetail['log'][number];
+/** What an endpoint is made with, as the admin API and the CLI take it (`NewWebhook`). */
+export type EndpointInput = NewWebhook;
+/** What an update changes (`WebhookChange`); what it leaves out stays. */
+export type EndpointUpdate = WebhookChange;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -64,18 +68,6 @@ export function endpointView(endpoint: WebhookEndpoint, now: number): EndpointVi
     failingSince: endpoint.failingSince === null ? null : iso(endpoint.failingSince),
     previousSecretUntil: overlapping ? iso(endpoint.previousSecretUntil as number) : null,
   };
-}
-
-export interface DeliveryView {
-  id: number;
-  eventId: string;
-  eventType: EventType;
-  state: DeliveryState;
-  attempts: number;
-  lastStatus: number | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export const deliveryView = (delivery: DeliveryRecord): DeliveryView => ({
@@ -100,20 +92,6 @@ const attemptView = (attempt: AttemptRecord): AttemptView => ({
   nextAttemptAt: attempt.nextAttemptAt === null ? null : iso(attempt.nextAttemptAt),
 });
 
-/** What an endpoint is made with, as the admin API and the CLI take it. */
-export interface EndpointInput {
-  url: string;
-  events: string[];
-  description?: string;
-}
-
-export interface EndpointUpdate {
-  url?: string;
-  events?: string[];
-  description?: string;
-  enabled?: boolean;
-}
-
 export interface WebhookManager {
   /** Makes an endpoint; its secret is in the answer, and nowhere ever after. */
   create(input: EndpointInput, actor: string): Promise<{ endpoint: EndpointView; secret: string }>;
@@ -124,29 +102,18 @@ export interface WebhookManager {
   /** A new secret; the one before signs beside it for {@link ROTATION_OVERLAP_MS}. */
   rotateSecret(id: string, actor: string): Promise<{ endpoint: EndpointView; secret: string } | undefined>;
   /** Sends the endpoint a test event of `type` (its first event type by default); undefined if there is none. */
-  test(id: string, type: string | undefined): Promise<{ eventId: string; type: EventType } | undefined>;
+  test(id: string, type: string | undefined): Promise<WebhookTestSent | undefined>;
   /** The endpoint's deliveries, newest first; undefined if there is no such endpoint. */
   deliveries(
     id: string,
     page: { state?: DeliveryState; since?: number; before?: number; limit: number },
   ): Promise<DeliveryView[] | undefined>;
   /** One delivery of the endpoint, with every attempt of it in `log`. */
-  delivery(id: string, deliveryId: number): Promise<(DeliveryView & { log: AttemptView[] }) | undefined>;
+  delivery(id: string, deliveryId: number): Promise<WebhookDeliveryDetail | undefined>;
   /** Sends one delivery again with the same event id: the delivery, due now; `under_way` while an attempt of it is. */
   replay(id: string, deliveryId: number): Promise<DeliveryView | 'under_way' | 'not_found'>;
   /** Sends again every failed delivery of the endpoint made since `since`; how many. */
   replayFailed(id: string, since: number): Promise<number | undefined>;
-}
-
-/** One attempt as the delivery log shows it. */
-export interface AttemptView {
-  attempt: number;
-  at: string;
-  status: number | null;
-  latencyMs: number;
-  response: string;
-  error: string | null;
-  nextAttemptAt: string | null;
 }
 
 /**
@@ -205,8 +172,8 @@ export function createWebhookManager(deps: {
   }
 
   function checkedDescription(description: string): string {
-    if (description.length > MAX_DESCRIPTION) {
-      throw new WebhookInputError(`description: longer than ${MAX_DESCRIPTION} characters`);
+    if (description.length > WEBHOOK_DESCRIPTION_MAX) {
+      throw new WebhookInputError(`description: longer than ${WEBHOOK_DESCRIPTION_MAX} characters`);
     }
     return description;
   }

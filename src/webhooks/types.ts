@@ -1,12 +1,9 @@
 import type { AuditEntry } from '../audit/index.js';
-import type { EventType } from '../contract/index.js';
+import type { DeliveryState, DisabledReason, EventType } from '../contract/index.js';
 import type { TargetPolicy } from './target.js';
 
-/**
- * Why an endpoint takes no deliveries: disabled by an operator, by its receiver answering `410 Gone`, or by
- * failing without a success for the setting's days.
- */
-export type DisabledReason = 'manual' | 'gone' | 'failing';
+/** The contract's: why an endpoint takes no deliveries, and where a delivery stands. */
+export type { DeliveryState, DisabledReason };
 
 /** An endpoint as stored. Times are milliseconds since the epoch, as the dispatcher compares them. */
 export interface WebhookEndpoint {
@@ -74,8 +71,6 @@ export interface PendingEvent<T> {
    */
   queued?(): void;
 }
-
-export type DeliveryState = 'pending' | 'delivered' | 'failed';
 
 /** One event to one endpoint, with its attempts so far. */
 export interface DeliveryRecord {

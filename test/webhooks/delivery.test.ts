@@ -15,8 +15,8 @@ const event = (id = 'evt_1'): WebhookEvent => ({
   id,
   type: 'order.placed',
   createdAt: '2026-11-28T12:00:00.000Z',
-  apiVersion: '2026-06-01',
-  data: { id: 7, petId: 3, quantity: 1, status: 'placed' },
+  apiVersion: 'v1',
+  data: { id: 7, petId: 3, quantity: 1, status: 'placed', createdAt: '2026-11-28T12:00:00.000Z' },
 });
 
 const headersOf = (received: WebhookReceiver['received'][number]) =>
