@@ -34,6 +34,11 @@ const TYPES = {
   LoggedRequest: 'contract.LoggedRequest',
   OwnRequestQuery: 'contract.OwnRequestQuery',
   EventType: 'contract.EventType',
+  // The events' `data`: the admin API's shapes of a key and a domain, named so that each event says which.
+  ApiKey: 'contract.ApiKey',
+  Domain: 'contract.Domain',
+  // Every event as the admin document's `webhooks` publishes it (src/contract/webhook-events.ts).
+  WebhookEvent: 'contract.WebhookEvent',
   ErrorCode: 'errors.ErrorCode',
   OperationId: 'contract.OperationId',
   // Each operation's method and path as literals, so that the client's route table is checked against them.
@@ -46,6 +51,9 @@ const DOCS = {
   OperationId: 'The operations of `/v1`, by their `operationId`.',
   OperationRoutes: 'The method and path of each operation, as the contract gives them.',
   EventType: 'The types of the events that webhooks deliver.',
+  ApiKey: 'An API key as the admin API shows it: the `data` of the key events.',
+  Domain: 'A custom domain as the admin API shows it: the `data` of the domain events.',
+  WebhookEvent: 'A verified event; `type` tells which, and narrows `data`.',
 };
 
 // A module beside the server's sources, so that its imports resolve as theirs do; it exists in memory only.

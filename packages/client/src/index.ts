@@ -6,7 +6,9 @@ export {
   type PetstoreClient,
 } from './client.js';
 export type {
+  ApiKey,
   Category,
+  Domain,
   ErrorCode,
   KeyInfo,
   NewCategory,

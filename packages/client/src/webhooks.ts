@@ -1,24 +1,12 @@
 import { WebhookVerificationError as LibraryError, Webhook } from 'standardwebhooks';
-import type { Category, EventType, Order, Pet } from './contract.js';
+import type { WebhookEvent } from './contract.js';
 
-/** One event as a webhook delivers it: `id` is also its `webhook-id`, the same on every attempt. */
-interface Envelope<T extends EventType, D> {
-  id: string;
-  type: T;
-  createdAt: string;
-  apiVersion: 'v1';
-  data: D;
-}
-
-/** The operators' events, whose `data` is a key, a domain or an endpoint as the admin API shows it. */
-type OperatorEventType = Exclude<EventType, 'category.created' | 'pet.created' | 'order.placed'>;
-
-/** A verified event; `type` tells which, and narrows `data` for the store's own events. */
-export type WebhookEvent =
-  | Envelope<'category.created', Category>
-  | Envelope<'pet.created', Pet>
-  | Envelope<'order.placed', Order>
-  | Envelope<OperatorEventType, Record<string, unknown>>;
+/**
+ * A verified event: the union of the admin document's `webhooks`, one member per event type, written from the
+ * contract at each build (contract-types.mjs). `type` tells which, and narrows `data` (an `order.placed`
+ * event's is an `Order`, a `key.created` event's an `ApiKey`).
+ */
+export type { WebhookEvent };
 
 /** The headers of a delivery, as Node's `request.headers` or fetch's `Headers` hold them. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
