@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { DomainView } from '../../src/domains/index.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import { eventProblems } from '../support/event-schemas.js';
 import { freePort } from '../support/process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -225,5 +226,14 @@ describe('operators hear of keys and custom domains from the changes themselves'
     assert.equal(removed.status, 200, removed.text);
     const [removedEvent] = await told(from + 3, 1);
     assert.deepEqual([removedEvent?.type, removedEvent?.data.name], ['domain.removed', name]);
+  });
+
+  test('every event told above has the schema the admin document publishes for its type', () => {
+    assert.deepEqual(
+      receiver.received.flatMap((received) => eventProblems(received.body)),
+      [],
+    );
+    const types = new Set(receiver.received.map((received) => (JSON.parse(received.body) as Told).type));
+    assert.equal(types.size, 10, [...types].join(', '));
   });
 });

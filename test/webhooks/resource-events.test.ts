@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { BACKENDS } from '../support/backends.js';
+import { eventProblems } from '../support/event-schemas.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { type Received, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -116,6 +117,17 @@ for (const backend of BACKENDS) {
         (event.data as { name: string }).name,
       ]);
       assert.deepEqual(told, [['category.created', 'Once']]);
+    });
+
+    test('every event told above has the schema the admin document publishes for its type', () => {
+      assert.deepEqual(
+        receiver.received.flatMap((received) => eventProblems(received.body)),
+        [],
+      );
+      const types = new Set(
+        receiver.received.map((received) => (JSON.parse(received.body) as EventBody).type),
+      );
+      assert.deepEqual([...types].sort(), ['category.created', 'order.placed', 'pet.created']);
     });
   });
 }
