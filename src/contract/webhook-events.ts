@@ -223,5 +223,7 @@ export const TestEvent = Type.Object(
   },
 );
 
+export type WebhookTestData = Static<typeof WebhookTestData>;
+
 /** An event as a delivery's body has it; `type` narrows `data`. */
 export type WebhookEvent = { [T in EventType]: Static<EventSchema<T>> }[EventType];

@@ -8,6 +8,7 @@ import {
   type WebhookChange,
   type WebhookDelivery,
   type WebhookDeliveryDetail,
+  type WebhookTestData,
   type WebhookTestSent,
 } from '../contract/index.js';
 import { type EventType, isEventType, storedEvent } from './events.js';
@@ -253,7 +254,8 @@ export function createWebhookManager(deps: {
       if (!isEventType(chosen))
         throw new WebhookInputError(`type: ${JSON.stringify(chosen.slice(0, 60))} is not an event type`);
       // A test event says so in its data: a receiver acts on none of it.
-      const event = storedEvent(chosen, { test: true, endpoint: id }, now());
+      const data: WebhookTestData = { test: true, endpoint: id };
+      const event = storedEvent(chosen, data, now());
       await repository.publish(event, id);
       published?.();
       return { eventId: event.id, type: chosen };

@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { EVENT_SCHEMAS, EVENT_TYPES, type EventType } from '../../src/contract/index.js';
+import { EVENT_SCHEMAS, EVENT_TYPES, type EventType, TestEvent } from '../../src/contract/index.js';
 
 /** RFC 3339 with its offset, a time that exists: what `format: date-time` promises a receiver. */
 const dateTime = (text: string) =>
@@ -29,4 +29,12 @@ export function eventProblems(body: string): string[] {
   return (validate.errors ?? []).map(
     (error) => `${type}${error.instancePath} ${error.message ?? error.keyword}`,
   );
+}
+
+const TEST_EVENT = ajv.compile(TestEvent);
+
+/** What is wrong with a test event's body (`POST /admin/v1/webhooks/{id}/test`), held to its schema. */
+export function testEventProblems(body: string): string[] {
+  if (TEST_EVENT(JSON.parse(body))) return [];
+  return (TEST_EVENT.errors ?? []).map((error) => `${error.instancePath} ${error.message ?? error.keyword}`);
 }

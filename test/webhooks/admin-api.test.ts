@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { assertError } from '../support/assertions.js';
+import { eventProblems, testEventProblems } from '../support/event-schemas.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { type Received, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -121,6 +122,9 @@ describe('webhooks through the admin API, delivered to a real receiver', () => {
       [event.id, event.type, event.data],
       [(sent.body as { eventId: string }).eventId, 'order.placed', { test: true, endpoint: endpoint.id }],
     );
+    // Its own schema, not its type's: its data is no order.
+    assert.deepEqual(testEventProblems(received.body), []);
+    assert.notDeepEqual(eventProblems(received.body), []);
     const delivery = await settled(endpoint.id);
     assert.deepEqual([delivery.state, delivery.attempts, delivery.lastStatus], ['delivered', 1, 200]);
   });
