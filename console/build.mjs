@@ -3,7 +3,7 @@
 // and versions their URLs by digest, so the names here stay fixed.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundle } from './bundle.mjs';
+import { bundle } from '../kit/bundle.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** The budget for the console's JavaScript and CSS together, gzipped. */

@@ -5,7 +5,7 @@
 // so the names here stay fixed.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundle } from '../console/bundle.mjs';
+import { bundle } from '../kit/bundle.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 

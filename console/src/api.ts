@@ -1,4 +1,5 @@
-import { nextCursor } from './paging.js';
+import { isBackground } from '../../kit/background.js';
+import { nextCursor } from '../../kit/paging.js';
 import { sessionEnded } from './session.js';
 import type {
   AdminLoggedRequest,
@@ -59,28 +60,12 @@ interface Call {
  */
 const SECRET_ITEM = 'petstore.session';
 
-/** Calls started while this is above zero are a page refreshing itself, not the person at work. */
-let background = 0;
-
-/**
- * Runs `load` as a background refresh: the calls it starts at once (before its first await) are marked, and
- * the server does not count them as activity, so an unattended screen still ends its session when idle.
- */
-export function inBackground<T>(load: () => Promise<T>): Promise<T> {
-  background += 1;
-  try {
-    return load();
-  } finally {
-    background -= 1;
-  }
-}
-
 /** The session's headers for a call: its second secret, and the background mark while `inBackground` runs. */
 function sessionHeaders(headers: Record<string, string> = {}): Record<string, string> {
   const secret = sessionStorage.getItem(SECRET_ITEM);
   const sent: Record<string, string> = { ...headers };
   if (secret !== null && sent.authorization === undefined) sent['x-petstore-session'] = secret;
-  if (background > 0) sent['x-petstore-background'] = 'true';
+  if (isBackground()) sent['x-petstore-background'] = 'true';
   return sent;
 }
 

@@ -1,5 +1,5 @@
 import 'uplot/dist/uPlot.min.css';
-import './styles.css';
+import '../../kit/styles.css';
 import { render } from 'preact';
 import { api } from './api.js';
 import { App } from './app.js';

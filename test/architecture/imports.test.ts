@@ -188,3 +188,22 @@ test('the client package imports only its own files and its dependencies; others
   }
   assert.deepEqual(wrong, []);
 });
+
+/** The browser kit: what the console and the reference both use, their own code apart. */
+const KIT = 'kit';
+
+test('the browser kit imports neither the console nor the reference', () => {
+  const kitFiles = readdirSync(path.join(ROOT, KIT), { recursive: true })
+    .map((file) => path.join(KIT, String(file)))
+    .filter((file) => /\.tsx?$/.test(file));
+  assert.ok(kitFiles.length > 0, 'kit/ has no TypeScript files');
+  const wrong: string[] = [];
+  for (const file of kitFiles) {
+    for (const { text } of statementsOf(file)) {
+      if (!text.startsWith('.')) continue;
+      const [top] = path.join(path.dirname(file), text).split(path.sep);
+      if (top === 'console' || top === 'reference') wrong.push(`${file} -> ${text}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});

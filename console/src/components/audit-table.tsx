@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { formatNumber } from '../format.js';
+import { Time } from '../../../kit/components/time.js';
+import { formatNumber } from '../../../kit/format.js';
 import { href } from '../router.js';
 import type { AuditEvent } from '../types.js';
-import { Time } from './time.js';
 
 /**
  * A target as a link to its page when the console has one (keys, domains, webhook endpoints); admin token ids

@@ -1,12 +1,12 @@
 import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { formatDuration, formatTime, fromDateTimeInput } from '../../../kit/format.js';
+import { POLL_MS, useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
-import { formatDuration, formatTime, fromDateTimeInput } from '../format.js';
-import { POLL_MS, useServerData } from '../hooks.js';
 import { may } from '../session.js';
 import type { DeliveryState, WebhookDelivery } from '../types.js';
-import { DeliveryStateBadge } from './badge.js';
-import { LoadError, Loading } from './status.js';
+import { DeliveryStateBadge } from './state-badges.js';
 
 /** Deliveries shown at first, and added by each "Show older". */
 const PAGE = 50;

@@ -1,6 +1,6 @@
 import { useId, useState } from 'preact/hooks';
-import { fromDateTimeInput, toDateTimeInput } from '../format.js';
-import { useFocusOnMount } from '../hooks.js';
+import { fromDateTimeInput, toDateTimeInput } from '../../../kit/format.js';
+import { useFocusOnMount } from '../../../kit/hooks.js';
 import { PLAN_NAMES, PLANS, SCOPE_NAMES, SCOPES } from '../plans.js';
 import type { PlanName, Scope } from '../types.js';
 

@@ -1,6 +1,6 @@
+import { Time } from '../../../kit/components/time.js';
 import { href } from '../router.js';
 import type { ApiKey } from '../types.js';
-import { Time } from './time.js';
 
 /**
  * Where a key stands in its rotations: `Rotated → key_…` with the end of its grace period (its expiry, which

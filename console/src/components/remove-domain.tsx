@@ -1,6 +1,6 @@
+import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
 import { api } from '../api.js';
 import type { DomainRemoval } from '../types.js';
-import { ConfirmDialog } from './confirm-dialog.js';
 
 /** What to tell the operator after a removal: the DNS record is theirs to remove, or it would dangle. */
 export function removalMessage({ name, dnsStillPointsHere }: DomainRemoval): string {

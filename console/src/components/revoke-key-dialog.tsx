@@ -1,8 +1,8 @@
+import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
+import { useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
-import { useServerData } from '../hooks.js';
 import { href } from '../router.js';
 import type { ApiKey } from '../types.js';
-import { ConfirmDialog } from './confirm-dialog.js';
 
 /**
  * The keys rotated from a key that still work, in the order they were made: revoking the key revokes them

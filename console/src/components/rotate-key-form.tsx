@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { useFocusOnMount } from '../hooks.js';
+import { useFocusOnMount } from '../../../kit/hooks.js';
 
 const UNITS = { minutes: 60, hours: 3600 } as const;
 /** The API's bound on a grace period: 30 days. */

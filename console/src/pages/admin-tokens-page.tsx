@@ -1,15 +1,16 @@
 import { useState } from 'preact/hooks';
+import { Badge } from '../../../kit/components/badge.js';
+import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
+import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { formatTime } from '../../../kit/format.js';
+import { useServerData } from '../../../kit/hooks.js';
 import { ROLE_MEANING, ROLES, type Role } from '../../../src/contract/roles.js';
 import { type ApiError, api } from '../api.js';
-import { Badge } from '../components/badge.js';
-import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { OneTimeSecret } from '../components/one-time-secret.js';
-import { LoadError, Loading } from '../components/status.js';
-import { formatTime } from '../format.js';
-import { useServerData, useTitle } from '../hooks.js';
 import { issuedSecret } from '../notice.js';
 import { location } from '../router.js';
 import { may, session } from '../session.js';
+import { useTitle } from '../title.js';
 import type { AdminToken } from '../types.js';
 
 /** Who made a token, in words: a person or a token by name, the command line, or nobody recorded. */

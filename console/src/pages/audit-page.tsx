@@ -1,18 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ACTOR_KINDS } from '../../../src/contract/roles.js';
-import { type AuditFilter, api } from '../api.js';
-import { AuditTable } from '../components/audit-table.js';
-import { ExportButtons } from '../components/export-buttons.js';
 import {
   ChoiceField,
   FilterField,
   filtersIn,
   filtersOfForm,
   TimeRangeAndActions,
-} from '../components/filters.js';
-import { LoadError, Loading } from '../components/status.js';
-import { useTitle } from '../hooks.js';
+} from '../../../kit/components/filters.js';
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { ACTOR_KINDS } from '../../../src/contract/roles.js';
+import { type AuditFilter, api } from '../api.js';
+import { AuditTable } from '../components/audit-table.js';
+import { ExportButtons } from '../components/export-buttons.js';
 import { BASE, location, navigate } from '../router.js';
+import { useTitle } from '../title.js';
 import type { AuditEvent } from '../types.js';
 
 const PAGE = 50;

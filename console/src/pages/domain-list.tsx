@@ -1,16 +1,18 @@
 import { useState } from 'preact/hooks';
+import { Badge } from '../../../kit/components/badge.js';
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { formatTime } from '../../../kit/format.js';
+import { POLL_MS, useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
 import { AddDomainForm } from '../components/add-domain-form.js';
-import { Badge, DomainStateBadge } from '../components/badge.js';
 import { Menu } from '../components/menu.js';
 import { MissingTarget } from '../components/missing-target.js';
 import { RemoveDomain, removalMessage } from '../components/remove-domain.js';
-import { LoadError, Loading } from '../components/status.js';
-import { formatTime } from '../format.js';
-import { POLL_MS, useServerData, useTitle } from '../hooks.js';
+import { DomainStateBadge } from '../components/state-badges.js';
 import { notice } from '../notice.js';
 import { href, location, navigate } from '../router.js';
 import { may } from '../session.js';
+import { useTitle } from '../title.js';
 import type { Domain } from '../types.js';
 
 /** `docs.example.com → www.example.com (301)`. */

@@ -1,16 +1,17 @@
 import { useState } from 'preact/hooks';
+import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { Time } from '../../../kit/components/time.js';
+import { formatNumber, formatShare } from '../../../kit/format.js';
+import { useFocusReturn, useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
-import { KeyStateBadge } from '../components/badge.js';
 import { type KeyFields, KeyForm } from '../components/key-form.js';
 import { KeyRotation } from '../components/key-rotation.js';
-import { OneTimeSecret } from '../components/one-time-secret.js';
-import { LoadError, Loading } from '../components/status.js';
-import { Time } from '../components/time.js';
-import { formatNumber, formatShare } from '../format.js';
-import { useFocusReturn, useServerData, useTitle } from '../hooks.js';
+import { KeyStateBadge } from '../components/state-badges.js';
 import { SCOPE_NAMES } from '../plans.js';
 import { href } from '../router.js';
 import { may } from '../session.js';
+import { useTitle } from '../title.js';
 import type { ApiKey, KeyUsage, NewApiKey } from '../types.js';
 
 /** The API's most: today's use of every key in one request. */

@@ -1,19 +1,21 @@
 import { useState } from 'preact/hooks';
+import { Badge } from '../../../kit/components/badge.js';
+import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { formatNumber, formatTime } from '../../../kit/format.js';
+import { useFocusReturn, useServerData } from '../../../kit/hooks.js';
 import { ApiError, api } from '../api.js';
 import { AuditTable } from '../components/audit-table.js';
-import { Badge, KeyStateBadge } from '../components/badge.js';
 import { type KeyFields, KeyForm } from '../components/key-form.js';
 import { KeyRotation } from '../components/key-rotation.js';
-import { OneTimeSecret } from '../components/one-time-secret.js';
 import { RevokeKeyDialog } from '../components/revoke-key-dialog.js';
 import { RotateKeyForm } from '../components/rotate-key-form.js';
-import { LoadError, Loading } from '../components/status.js';
+import { KeyStateBadge } from '../components/state-badges.js';
 import { UsageCharts } from '../components/usage-charts.js';
-import { formatNumber, formatTime } from '../format.js';
-import { useFocusReturn, useServerData, useTitle } from '../hooks.js';
 import { issuedSecret, notice } from '../notice.js';
 import { href, location, navigate, requestsHref } from '../router.js';
 import { may } from '../session.js';
+import { useTitle } from '../title.js';
 import type { ApiKey, ApiKeyChange } from '../types.js';
 import { NotFound } from './not-found.js';
 

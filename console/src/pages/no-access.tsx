@@ -1,7 +1,7 @@
 import type { Role } from '../../../src/contract/roles.js';
-import { useTitle } from '../hooks.js';
 import { href } from '../router.js';
 import { session } from '../session.js';
+import { useTitle } from '../title.js';
 
 /** The identity provider's name, as the server writes it on the page (`<html data-oidc-provider>`). */
 const PROVIDER = document.documentElement.dataset.oidcProvider ?? 'your identity provider';

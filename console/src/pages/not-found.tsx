@@ -1,5 +1,5 @@
-import { useTitle } from '../hooks.js';
 import { href } from '../router.js';
+import { useTitle } from '../title.js';
 
 /** A path below the console that names no page, or an item that does not exist. */
 export function NotFound({ what = 'This page' }: { what?: string }) {

@@ -1,14 +1,15 @@
 import { useState } from 'preact/hooks';
+import { Badge } from '../../../kit/components/badge.js';
+import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { formatTime } from '../../../kit/format.js';
+import { useServerData } from '../../../kit/hooks.js';
 import { personName } from '../../../src/contract/roles.js';
 import { api } from '../api.js';
-import { Badge } from '../components/badge.js';
-import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { LoadError, Loading } from '../components/status.js';
-import { formatTime } from '../format.js';
-import { useServerData, useTitle } from '../hooks.js';
 import { notice } from '../notice.js';
 import { location } from '../router.js';
 import { may, session } from '../session.js';
+import { useTitle } from '../title.js';
 import type { Person, PersonSessionsEnded } from '../types.js';
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;

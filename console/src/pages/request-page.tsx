@@ -1,11 +1,13 @@
 import { type ComponentChildren, Fragment } from 'preact';
+import { CopyButton } from '../../../kit/components/copy-button.js';
+import { RequestStatus } from '../../../kit/components/request-table.js';
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { formatDuration, formatInstant, formatNumber } from '../../../kit/format.js';
+import { useServerData } from '../../../kit/hooks.js';
 import { ApiError, api } from '../api.js';
-import { CopyButton } from '../components/copy-button.js';
-import { RequestCaller, RequestStatus } from '../components/request-table.js';
-import { LoadError, Loading } from '../components/status.js';
-import { formatDuration, formatInstant, formatNumber } from '../format.js';
-import { useServerData, useTitle } from '../hooks.js';
+import { RequestCaller } from '../components/request-caller.js';
 import { BASE, href, requestsHref } from '../router.js';
+import { useTitle } from '../title.js';
 import type { AdminLoggedRequest } from '../types.js';
 
 const yesNo = (value: boolean) => (value ? 'Yes' : 'No');

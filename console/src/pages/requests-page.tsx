@@ -1,17 +1,19 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, inBackground, type RequestFilter } from '../api.js';
-import { ExportButtons } from '../components/export-buttons.js';
+import { inBackground } from '../../../kit/background.js';
 import {
   FilterField,
   filtersIn,
   filtersOfForm,
   MethodField,
   TimeRangeAndActions,
-} from '../components/filters.js';
-import { RequestCaller, RequestTable } from '../components/request-table.js';
-import { LoadError, Loading } from '../components/status.js';
-import { useTitle } from '../hooks.js';
+} from '../../../kit/components/filters.js';
+import { RequestTable } from '../../../kit/components/request-table.js';
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { api, type RequestFilter } from '../api.js';
+import { ExportButtons } from '../components/export-buttons.js';
+import { RequestCaller } from '../components/request-caller.js';
 import { BASE, href, location, navigate, requestsHref } from '../router.js';
+import { useTitle } from '../title.js';
 import type { AdminLoggedRequest } from '../types.js';
 
 const PAGE = 50;

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
+import { useFocusOnMount } from '../../../kit/hooks.js';
 import { api } from '../api.js';
-import { useFocusOnMount, useTitle } from '../hooks.js';
 import { session, signInMessage } from '../session.js';
+import { useTitle } from '../title.js';
 
 /** How the server lets people sign in (`<html data-oidc-provider data-token-signin>`). */
 const PROVIDER = document.documentElement.dataset.oidcProvider ?? null;

@@ -1,9 +1,10 @@
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { formatNumber, formatShare } from '../../../kit/format.js';
+import { useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
-import { LoadError, Loading } from '../components/status.js';
 import { UsageCharts } from '../components/usage-charts.js';
-import { formatNumber, formatShare } from '../format.js';
-import { useServerData, useTitle } from '../hooks.js';
 import { href, location } from '../router.js';
+import { useTitle } from '../title.js';
 import type { KeyUsage } from '../types.js';
 
 /** Above this share of its day window a key is close to being refused; the operator may raise its plan. */

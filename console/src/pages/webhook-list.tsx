@@ -1,12 +1,13 @@
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { formatTime } from '../../../kit/format.js';
+import { POLL_MS, useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
-import { WebhookHealthBadge } from '../components/badge.js';
-import { LoadError, Loading } from '../components/status.js';
+import { WebhookHealthBadge } from '../components/state-badges.js';
 import { NEW_WEBHOOK, WebhookForm } from '../components/webhook-form.js';
-import { formatTime } from '../format.js';
-import { POLL_MS, useServerData, useTitle } from '../hooks.js';
 import { issuedSecret } from '../notice.js';
 import { href, navigate } from '../router.js';
 import { may } from '../session.js';
+import { useTitle } from '../title.js';
 
 /** Project settings → Webhooks: every endpoint with its health, and Add endpoint. */
 export function WebhookList() {

@@ -1,17 +1,18 @@
 import { useState } from 'preact/hooks';
+import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
+import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { formatTime } from '../../../kit/format.js';
+import { POLL_MS, useFocusReturn, useServerData } from '../../../kit/hooks.js';
 import { ApiError, api } from '../api.js';
-import { WebhookHealthBadge } from '../components/badge.js';
-import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { DeliveryLog } from '../components/delivery-log.js';
 import { Menu } from '../components/menu.js';
-import { OneTimeSecret } from '../components/one-time-secret.js';
-import { LoadError, Loading } from '../components/status.js';
+import { WebhookHealthBadge } from '../components/state-badges.js';
 import { WebhookForm } from '../components/webhook-form.js';
-import { formatTime } from '../format.js';
-import { POLL_MS, useFocusReturn, useServerData, useTitle } from '../hooks.js';
 import { issuedSecret, notice } from '../notice.js';
 import { href, location, navigate } from '../router.js';
 import { may } from '../session.js';
+import { useTitle } from '../title.js';
 import type { EventType, Webhook } from '../types.js';
 import { NotFound } from './not-found.js';
 

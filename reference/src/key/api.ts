@@ -1,6 +1,6 @@
 // The answers' types come from the contract, as the console's do: the page cannot drift from the API.
 import type { Static } from '@sinclair/typebox';
-import { nextCursor } from '../../../console/src/paging.js';
+import { nextCursor } from '../../../kit/paging.js';
 import type {
   KeyInfo as KeyInfoSchema,
   KeyUsageHistory as KeyUsageHistorySchema,

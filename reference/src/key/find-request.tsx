@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { RequestTable } from '../../../console/src/components/request-table.js';
-import { LoadError } from '../../../console/src/components/status.js';
+import { RequestTable } from '../../../kit/components/request-table.js';
+import { LoadError } from '../../../kit/components/status.js';
 import { REQUEST_ID_PATTERN } from '../../../src/contract/request-id.js';
 import { findOwnRequest, type LoggedRequest } from './api.js';
 

@@ -1,10 +1,9 @@
 import { useState } from 'preact/hooks';
-import { Badge } from '../../../console/src/components/badge.js';
-import { LoadError, Loading } from '../../../console/src/components/status.js';
-import { UsageChart } from '../../../console/src/components/usage-chart.js';
-import { formatNumber, formatTime } from '../../../console/src/format.js';
-import { useServerData } from '../../../console/src/hooks.js';
-import type { UsageBucket, UsageSeries } from '../../../console/src/types.js';
+import { Badge } from '../../../kit/components/badge.js';
+import { LoadError, Loading } from '../../../kit/components/status.js';
+import { type UsageBucket, UsageChart, type UsageSeries } from '../../../kit/components/usage-chart.js';
+import { formatNumber, formatTime } from '../../../kit/format.js';
+import { useServerData } from '../../../kit/hooks.js';
 import { callWithKey, type KeyInfo, type KeyUsageHistory, type KeyWindow } from './api.js';
 import { Countdown } from './countdown.js';
 import { FindRequest } from './find-request.js';
@@ -22,6 +21,13 @@ function seriesOf(buckets: UsageBucket[], granularity: 'hour' | 'day'): UsageSer
     buckets,
   };
 }
+
+/**
+ * A bucket's requests: the console's request log, where the charts linked before they were the kit's. A click
+ * on a bar only pushes that URL, as the console's router did here (this page has no router to follow it).
+ */
+const requestsOf = (range: { from: string; to: string }) => `/console/requests?${new URLSearchParams(range)}`;
+const pushUrl = (href: string) => history.pushState(null, '', href);
 
 /** The calling key as the service sees it now, its usage, and what can be done to it. */
 export function KeyDetails({ apiKey }: { apiKey: string }) {
@@ -79,8 +85,18 @@ export function KeyDetails({ apiKey }: { apiKey: string }) {
       <FindRequest apiKey={apiKey} />
       <section class="panel" aria-labelledby="key-usage">
         <h2 id="key-usage">Usage</h2>
-        <UsageChart title="Requests by hour, last 48 hours" series={seriesOf(usage.hours, 'hour')} />
-        <UsageChart title="Requests by day, last 30 days" series={seriesOf(usage.days, 'day')} />
+        <UsageChart
+          title="Requests by hour, last 48 hours"
+          series={seriesOf(usage.hours, 'hour')}
+          requestsOf={requestsOf}
+          open={pushUrl}
+        />
+        <UsageChart
+          title="Requests by day, last 30 days"
+          series={seriesOf(usage.days, 'day')}
+          requestsOf={requestsOf}
+          open={pushUrl}
+        />
       </section>
       <KeyRequests apiKey={apiKey} />
       <RotateKey apiKey={apiKey} />

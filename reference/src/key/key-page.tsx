@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { OneTimeSecret } from '../../../console/src/components/one-time-secret.js';
-import { formatTime } from '../../../console/src/format.js';
+import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
+import { formatTime } from '../../../kit/format.js';
 import { keyProblem } from '../shared/key-check.js';
 import { readerKey } from '../shared/key-store.js';
 import { KeyDetails } from './key-details.js';

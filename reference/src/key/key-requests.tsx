@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { FilterField, filtersOfForm, MethodField } from '../../../console/src/components/filters.js';
-import { RequestTable } from '../../../console/src/components/request-table.js';
-import { LoadError, Loading } from '../../../console/src/components/status.js';
+import { FilterField, filtersOfForm, MethodField } from '../../../kit/components/filters.js';
+import { RequestTable } from '../../../kit/components/request-table.js';
+import { LoadError, Loading } from '../../../kit/components/status.js';
 import { type LoggedRequest, listOwnRequests, type RequestFilter } from './api.js';
 
 const FILTERS = ['status', 'code', 'method'] as const;

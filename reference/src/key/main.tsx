@@ -1,5 +1,5 @@
 import 'uplot/dist/uPlot.min.css';
-import '../../../console/src/styles.css';
+import '../../../kit/styles.css';
 import './key.css';
 import { render } from 'preact';
 import { KeyPage } from './key-page.js';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ConfirmDialog } from '../../../console/src/components/confirm-dialog.js';
+import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
 import { forgetKey } from '../shared/key-store.js';
 import { callWithKey, type RevokedKey } from './api.js';
 import { keyOutcome } from './outcome.js';

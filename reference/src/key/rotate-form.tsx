@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { useFocusOnMount } from '../../../console/src/hooks.js';
+import { useFocusOnMount } from '../../../kit/hooks.js';
 
 const UNITS = { minutes: 60, hours: 3600, days: 86_400 } as const;
 type Unit = keyof typeof UNITS;

@@ -1,4 +1,4 @@
-import { CopyButton } from '../../../console/src/components/copy-button.js';
+import { CopyButton } from '../../../kit/components/copy-button.js';
 import { codeSamples, type SampleRequest } from '../../../src/docs/samples.js';
 import { readerKey } from '../shared/key-store.js';
 

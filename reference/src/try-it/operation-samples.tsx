@@ -1,6 +1,6 @@
 import { signal } from '@preact/signals';
 import { useId, useMemo, useRef } from 'preact/hooks';
-import { CopyButton } from '../../../console/src/components/copy-button.js';
+import { CopyButton } from '../../../kit/components/copy-button.js';
 import { codeSamples, exampleRequest } from '../../../src/docs/samples.js';
 import { readerKey } from '../shared/key-store.js';
 import type { DocumentOperation, OpenApiDocument } from './operations.js';

@@ -1,8 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import type { LoggedRequest } from '../../../src/contract/requests.js';
+import type { LoggedRequest } from '../../src/contract/requests.js';
 import { formatDuration } from '../format.js';
-import { href } from '../router.js';
-import type { AdminLoggedRequest } from '../types.js';
 import { Badge, type Tone } from './badge.js';
 import { BreakableText } from './breakable-text.js';
 import { CopyButton } from './copy-button.js';
@@ -29,22 +27,6 @@ export function RequestStatus({ request }: { request: Pick<LoggedRequest, 'statu
       {request.status}
       {request.errorCode ? ` ${request.errorCode}` : ''}
     </Badge>
-  );
-}
-
-/** Who asked: the key as a link to its page, the admin token, or the client address of a caller without either. */
-export function RequestCaller({ request }: { request: AdminLoggedRequest }) {
-  if (request.keyId) return <a href={href('keys', request.keyId)}>{request.keyId}</a>;
-  if (request.actor)
-    return (
-      <>
-        Admin <code>{request.actor}</code>
-      </>
-    );
-  return (
-    <>
-      No key <code class="muted">{request.client ?? ''}</code>
-    </>
   );
 }
 

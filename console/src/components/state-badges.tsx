@@ -1,12 +1,5 @@
-import type { ComponentChildren } from 'preact';
+import { Badge, type Tone } from '../../../kit/components/badge.js';
 import type { ApiKey, DeliveryState, DomainState, Webhook } from '../types.js';
-
-export type Tone = 'good' | 'warn' | 'bad' | 'neutral' | 'info';
-
-/** A short label with a tone; the words carry the meaning, the colour only repeats it. */
-export function Badge({ tone, children }: { tone: Tone; children: ComponentChildren }) {
-  return <span class={`badge badge-${tone}`}>{children}</span>;
-}
 
 const DOMAIN_STATES: Record<DomainState, { tone: Tone; label: string }> = {
   pending: { tone: 'info', label: 'Pending' },

@@ -1,8 +1,12 @@
+import type { Static } from '@sinclair/typebox';
 import { useEffect, useId, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
+import type { UsageSeries as UsageSeriesSchema } from '../../src/contract/usage.js';
 import { formatDay, formatNumber, formatTime } from '../format.js';
-import { navigate, requestsHref } from '../router.js';
-import type { UsageBucket, UsageSeries } from '../types.js';
+
+/** A key's or all keys' requests by hour or by day, as the usage endpoints answer them. */
+export type UsageSeries = Static<typeof UsageSeriesSchema>;
+export type UsageBucket = UsageSeries['buckets'][number];
 
 type Outcome = Exclude<keyof UsageBucket, 'start'>;
 
@@ -104,17 +108,21 @@ function plotOptions(width: number, series: UsageSeries): uPlot.Options {
 /**
  * One usage series as a uPlot chart of the four outcomes, followed by the same numbers as a table. The chart
  * is a picture (hidden from screen readers); the table is the accessible form, collapsed on screen in a
- * `<details>` but kept readable (see `.numbers` in styles.css). Each bucket of the table links to its requests in
- * the request log (of the key, when the chart is one key's), and so does a click on its bar.
+ * `<details>` but kept readable (see `.numbers` in styles.css). Each bucket of the table links to its requests
+ * (`requestsOf`), and a click on its bar opens them (`open`).
  */
 export function UsageChart({
   title,
   series,
-  keyId,
+  requestsOf,
+  open,
 }: {
   title: string;
   series: UsageSeries;
-  keyId?: string | undefined;
+  /** The URL of a bucket's requests, from its start to its end. */
+  requestsOf: (range: { from: string; to: string }) => string;
+  /** Follows that URL when a bar is clicked. */
+  open: (href: string) => void;
 }) {
   const holder = useRef<HTMLDivElement>(null);
   const titleId = useId();
@@ -125,11 +133,7 @@ export function UsageChart({
 
   const seconds = BUCKET_SECONDS[series.granularity];
   const bucketHref = (start: string) =>
-    requestsHref({
-      ...(keyId ? { key: keyId } : {}),
-      from: start,
-      to: new Date(Date.parse(start) + seconds * 1000).toISOString(),
-    });
+    requestsOf({ from: start, to: new Date(Date.parse(start) + seconds * 1000).toISOString() });
 
   useEffect(() => {
     const element = holder.current;
@@ -142,13 +146,13 @@ export function UsageChart({
     const resized = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: HEIGHT }));
     resized.observe(element);
     // A click on a bar opens its bucket's requests; the keyboard has the same links in the table.
-    const open = () => {
+    const openBar = () => {
       const start = series.buckets[plot.cursor.idx ?? -1]?.start;
-      if (start !== undefined) navigate(bucketHref(start));
+      if (start !== undefined) open(bucketHref(start));
     };
-    plot.over.addEventListener('click', open);
+    plot.over.addEventListener('click', openBar);
     return () => {
-      plot.over.removeEventListener('click', open);
+      plot.over.removeEventListener('click', openBar);
       resized.disconnect();
       plot.destroy();
     };

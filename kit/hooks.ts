@@ -1,6 +1,6 @@
 import type { RefObject } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { inBackground } from './api.js';
+import { inBackground } from './background.js';
 
 /**
  * How often a page asks again for what changes in the background while it is visible: a domain's checks, an
@@ -64,13 +64,6 @@ export function useServerData<T>(load: () => Promise<T>, deps: unknown[], everyM
   }, [reload, fetchAndShow, everyMs]);
 
   return { data, error, reload };
-}
-
-/** Sets the window's title for the page shown. */
-export function useTitle(title: string): void {
-  useEffect(() => {
-    document.title = `${title} · Pet Store console`;
-  }, [title]);
 }
 
 /**
