@@ -1,4 +1,5 @@
 import { isBackground } from '../../kit/background.js';
+import { ApiError, errorOf, fetchJson } from '../../kit/fetch-json.js';
 import { nextCursor } from '../../kit/paging.js';
 import { sessionEnded } from './session.js';
 import type {
@@ -37,17 +38,6 @@ import type {
 
 const ADMIN = '/admin/v1';
 
-/** An answer of 400 and above, with the admin API's error body. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 interface Call {
   method?: string;
   body?: unknown;
@@ -69,11 +59,9 @@ function sessionHeaders(headers: Record<string, string> = {}): Record<string, st
   return sent;
 }
 
-/** Throws the admin API's error of an answer of 400 and above; a 401 ends the session (see `call`). */
-async function refused(path: string, response: Response): Promise<never> {
-  const error = (await response.json().catch(() => null)) as { code?: string; message?: string } | null;
-  if (response.status === 401 && !path.startsWith('/sessions')) sessionEnded();
-  throw new ApiError(response.status, error?.code ?? 'unknown', error?.message ?? response.statusText);
+/** A 401 means the session is gone (expired, revoked, signed out in another tab), but not a sign-in's own. */
+function endSessionOn(path: string, error: unknown): void {
+  if (error instanceof ApiError && error.status === 401 && !path.startsWith('/sessions')) sessionEnded();
 }
 
 /**
@@ -85,25 +73,28 @@ async function exchange<T>(
   path: string,
   { method = 'GET', body, headers = {} }: Call = {},
 ): Promise<{ body: T; headers: Headers }> {
-  const sent = sessionHeaders(headers);
-  if (body !== undefined) sent['content-type'] = 'application/json';
-  const response = await fetch(`${ADMIN}${path}`, {
-    method,
+  try {
     // The cookie is HttpOnly and SameSite=Strict: the browser sends it, the console never sees it.
-    credentials: 'same-origin',
-    headers: sent,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!response.ok) return refused(path, response);
-  if (response.status === 204) return { body: undefined as T, headers: response.headers };
-  const answer = (await response.json().catch(() => null)) as T;
-  return { body: answer, headers: response.headers };
+    return await fetchJson<T>(`${ADMIN}${path}`, {
+      method,
+      body,
+      headers: sessionHeaders(headers),
+      credentials: 'same-origin',
+    });
+  } catch (error) {
+    endSessionOn(path, error);
+    throw error;
+  }
 }
 
 /** A whole list exported (`format=`), as a file to save, fetched with the session. */
 async function download(path: string): Promise<Blob> {
   const response = await fetch(`${ADMIN}${path}`, { credentials: 'same-origin', headers: sessionHeaders() });
-  if (!response.ok) return refused(path, response);
+  if (!response.ok) {
+    const error = await errorOf(response);
+    endSessionOn(path, error);
+    throw error;
+  }
   return response.blob();
 }
 

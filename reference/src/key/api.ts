@@ -1,5 +1,6 @@
 // The answers' types come from the contract, as the console's do: the page cannot drift from the API.
 import type { Static } from '@sinclair/typebox';
+import { fetchJson } from '../../../kit/fetch-json.js';
 import { nextCursor } from '../../../kit/paging.js';
 import type {
   KeyInfo as KeyInfoSchema,
@@ -26,17 +27,6 @@ export type RequestFilter = Partial<
   Record<keyof Pick<OwnRequestQuery, 'status' | 'code' | 'method'>, string>
 >;
 
-/** An answer of 400 and above, with the API's Error body. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /**
  * One `/v1` request with the key in `Authorization`, to this origin, without cookies: the key routes take the
  * key only from the header, so no other page can drive them.
@@ -47,20 +37,13 @@ async function exchangeWithKey<T>(
   method = 'GET',
   body?: unknown,
 ): Promise<{ body: T; headers: Headers }> {
-  const response = await fetch(`/v1${path}`, {
+  return fetchJson<T>(`/v1${path}`, {
     method,
-    headers: {
-      Authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    body,
+    headers: { authorization: `Bearer ${key}` },
     cache: 'no-store',
     credentials: 'omit',
   });
-  const answer = (await response.json()) as T & { code?: string; message?: string };
-  if (!response.ok)
-    throw new ApiError(response.status, answer.code ?? 'unknown', answer.message ?? response.statusText);
-  return { body: answer, headers: response.headers };
 }
 
 /** {@link exchangeWithKey}'s body alone. */
