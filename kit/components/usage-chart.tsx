@@ -108,7 +108,7 @@ function plotOptions(width: number, series: UsageSeries): uPlot.Options {
 /**
  * One usage series as a uPlot chart of the four outcomes, followed by the same numbers as a table. The chart
  * is a picture (hidden from screen readers); the table is the accessible form, collapsed on screen in a
- * `<details>` but kept readable (see `.numbers` in styles.css). Each bucket of the table links to its requests
+ * `<details>` but kept readable (see `.numbers` in styles/pages.css). Each bucket of the table links to its requests
  * (`requestsOf`), and a click on its bar opens them (`open`).
  */
 export function UsageChart({
