@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { Badge } from '../../../kit/components/badge.js';
 import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
+import { RotateKeyForm } from '../../../kit/components/rotate-key-form.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
 import { ApiError } from '../../../kit/fetch-json.js';
 import { formatNumber, formatTime } from '../../../kit/format.js';
@@ -10,7 +11,6 @@ import { AuditTable } from '../components/audit-table.js';
 import { type KeyFields, KeyForm } from '../components/key-form.js';
 import { KeyRotation } from '../components/key-rotation.js';
 import { RevokeKeyDialog } from '../components/revoke-key-dialog.js';
-import { RotateKeyForm } from '../components/rotate-key-form.js';
 import { KeyStateBadge } from '../components/state-badges.js';
 import { UsageCharts } from '../components/usage-charts.js';
 import { issuedSecret, notice } from '../notice.js';
@@ -227,6 +227,8 @@ export function KeyPage({ id }: { id: string }) {
       )}
       {mode === 'rotate' && (
         <RotateKeyForm
+          units={['minutes', 'hours']}
+          guided={false}
           onRotate={rotate}
           onCancel={() => {
             setMode('view');

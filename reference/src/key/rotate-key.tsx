@@ -1,8 +1,8 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { RotateKeyForm } from '../../../kit/components/rotate-key-form.js';
 import { rememberKey } from '../shared/key-store.js';
 import { callWithKey, type RotatedKey } from './api.js';
 import { keyOutcome } from './outcome.js';
-import { RotateForm } from './rotate-form.js';
 
 /** Rotate: the grace period is chosen in the form; the page then works with the new key. */
 export function RotateKey({ apiKey }: { apiKey: string }) {
@@ -38,5 +38,5 @@ export function RotateKey({ apiKey }: { apiKey: string }) {
     returnFocus.current = true;
     setOpen(false);
   };
-  return <RotateForm onRotate={rotate} onCancel={cancel} />;
+  return <RotateKeyForm units={['minutes', 'hours', 'days']} guided onRotate={rotate} onCancel={cancel} />;
 }

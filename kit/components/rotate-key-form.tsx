@@ -1,26 +1,34 @@
 import { useState } from 'preact/hooks';
-import { useFocusOnMount } from '../../../kit/hooks.js';
+import { useFocusOnMount } from '../hooks.js';
 
 const UNITS = { minutes: 60, hours: 3600, days: 86_400 } as const;
-type Unit = keyof typeof UNITS;
+export type GraceUnit = keyof typeof UNITS;
 /** The API's bound on a grace period: 30 days (`MAX_GRACE_MS` of src/keys). */
 const MAX_DAYS = 30;
 const MAX_SECONDS = MAX_DAYS * UNITS.days;
 
 /**
- * Rotate: a grace period for the old key, in minutes, hours or days, up to the API's 30 days; 0 stops it at
- * once. Focus moves into the form when it opens, so that a keyboard or screen reader user is where it appeared.
+ * Rotate: a grace period for the old key, in the `units` offered, up to the API's 30 days; 0 stops it at once.
+ * Focus moves into the form when it opens, so that a keyboard or screen reader user is where it appeared.
+ * `guided` (the key page, for a key holder rather than an operator) marks a field out of bounds and says why,
+ * and asks a phone for a decimal keypad.
  */
-export function RotateForm(props: { onRotate: (seconds: number) => Promise<void>; onCancel: () => void }) {
+export function RotateKeyForm(props: {
+  units: readonly GraceUnit[];
+  guided: boolean;
+  onRotate: (seconds: number) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const { units, guided } = props;
   const [amount, setAmount] = useState('0');
-  const [unit, setUnit] = useState<Unit>('hours');
+  const [unit, setUnit] = useState<GraceUnit>('hours');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const field = useFocusOnMount<HTMLInputElement>();
 
   const seconds = Math.round(Number(amount) * UNITS[unit]);
   const valid = amount.trim() !== '' && Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_SECONDS;
-  const tooLong = Number.isFinite(seconds) && seconds > MAX_SECONDS;
+  const tooLong = guided && Number.isFinite(seconds) && seconds > MAX_SECONDS;
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
@@ -51,21 +59,23 @@ export function RotateForm(props: { onRotate: (seconds: number) => Promise<void>
             type="number"
             min={0}
             step="any"
-            inputMode="decimal"
+            {...(guided ? { inputMode: 'decimal' } : {})}
             class="grace-amount"
             value={amount}
-            aria-invalid={valid ? undefined : true}
+            aria-invalid={guided && !valid ? true : undefined}
             aria-describedby="grace-hint"
             onInput={(event) => setAmount(event.currentTarget.value)}
           />
           <select
             aria-label="Unit"
             value={unit}
-            onChange={(event) => setUnit(event.currentTarget.value as Unit)}
+            onChange={(event) => setUnit(event.currentTarget.value as GraceUnit)}
           >
-            <option value="minutes">minutes</option>
-            <option value="hours">hours</option>
-            <option value="days">days</option>
+            {units.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
           </select>
         </div>
         <p id="grace-hint" class={tooLong ? 'hint error' : 'hint'}>
