@@ -19,6 +19,7 @@ import { type JsonResponse, startTestServer, type TestServer } from '../support/
 // Before the deprecated endpoint's sunset (2027-06-30), whatever day the suite runs.
 const START = '2026-12-01T10:00:00.000Z';
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 /** A request the test sent, and what its row must say. */
 interface Sent {
@@ -527,7 +528,7 @@ describe('the request log, turned off and bounded', () => {
     const server = await startTestServer({}, { backend: SQLITE_MEMORY });
     try {
       const log = server.deps.requestLog as RequestLog;
-      const base = Date.parse('2026-11-28T00:00:00Z');
+      const base = Date.now() - HOUR_MS; // inside REQUEST_LOG_DAYS whenever the test runs
       // Recorded in one go, before any write can run: the backlog fills to its cap, and five more are dropped.
       let filled = 0;
       while (log.backlog() < 100_000) {
@@ -565,7 +566,7 @@ describe('the request log, turned off and bounded', () => {
     const server = await startTestServer({ REQUEST_LOG_MAX_MB: '1' }, { backend: SQLITE_MEMORY });
     try {
       const log = server.deps.requestLog as RequestLog;
-      const base = Date.parse('2026-11-28T00:00:00Z');
+      const base = Date.now() - HOUR_MS; // inside REQUEST_LOG_DAYS whenever the test runs
       // About 3 MB of rows, each with a long user agent.
       for (let index = 0; index < 3_017; index += 1) {
         log.record(logRow(`row-${String(index).padStart(5, '0')}`, base + index, 'x'.repeat(256)));
@@ -605,7 +606,7 @@ describe('the request log, flooded by strangers', () => {
     const server = await startTestServer({ REQUEST_LOG_MAX_MB: '1' }, { backend: SQLITE_MEMORY });
     try {
       const log = server.deps.requestLog as RequestLog;
-      const base = Date.parse('2026-11-28T00:00:00Z');
+      const base = Date.now() - HOUR_MS; // inside REQUEST_LOG_DAYS whenever the test runs
       // A key's rows first (the oldest), then 8,000 strangers' rows refused with 401, from as many addresses
       // (so that no per-address bound helps).
       for (let index = 0; index < 300; index += 1) {
