@@ -3,6 +3,7 @@ import type { LoggedRequest } from '../../src/contract/requests.js';
 import { formatDuration } from '../format.js';
 import { Badge, type Tone } from './badge.js';
 import { BreakableText } from './breakable-text.js';
+import { CardTable, type Column } from './card-table.js';
 import { CopyButton } from './copy-button.js';
 import { Time } from './time.js';
 
@@ -44,58 +45,55 @@ export function RequestTable<R extends LoggedRequest>(props: {
   caller?: (row: R) => ComponentChildren;
 }) {
   const { rows, caption, detail, caller } = props;
+  const callerColumn: Column<R>[] = caller
+    ? [{ header: 'Caller', class: 'wrap', cell: (row) => caller(row) }]
+    : [];
   return (
-    <div class="table-scroll cards">
-      <table class="wide">
-        <caption class="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Request</th>
-            <th scope="col">Status</th>
-            {caller && <th scope="col">Caller</th>}
-            <th scope="col">When</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Request id</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => {
-            const request = (
-              <code>
-                {row.method} <BreakableText text={row.path} />
-              </code>
-            );
-            return (
-              <tr key={`${row.at} ${row.requestId}`} data-request-id={row.requestId}>
-                <th scope="row" class="request">
-                  {detail ? <a href={detail(row)}>{request}</a> : request}
-                  {row.errorMessage && <div class="request-error">{row.errorMessage}</div>}
-                </th>
-                <td data-label="Status" class="fit">
-                  <RequestStatus request={row} />
-                </td>
-                {caller && (
-                  <td data-label="Caller" class="wrap">
-                    {caller(row)}
-                  </td>
-                )}
-                <td data-label="When">
-                  <Time iso={row.at} precise />
-                </td>
-                <td data-label="Duration" class="number nowrap">
-                  {formatDuration(row.durationMs)}
-                </td>
-                <td data-label="Request id" class="wrap">
-                  <code class={row.requestId.length <= WHOLE_ID ? 'nowrap' : undefined}>
-                    <BreakableText text={row.requestId} />
-                  </code>{' '}
-                  <CopyButton value={row.requestId} what={`request id ${row.requestId}`} />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <CardTable
+      caption={caption}
+      class="wide"
+      rows={rows}
+      rowKey={(row) => `${row.at} ${row.requestId}`}
+      rowData={(row) => ({ 'data-request-id': row.requestId })}
+      name={{
+        header: 'Request',
+        class: 'request',
+        cell: (row) => {
+          const request = (
+            <code>
+              {row.method} <BreakableText text={row.path} />
+            </code>
+          );
+          return (
+            <>
+              {detail ? <a href={detail(row)}>{request}</a> : request}
+              {row.errorMessage && <div class="request-error">{row.errorMessage}</div>}
+            </>
+          );
+        },
+      }}
+      columns={[
+        { header: 'Status', class: 'fit', cell: (row) => <RequestStatus request={row} /> },
+        ...callerColumn,
+        { header: 'When', cell: (row) => <Time iso={row.at} precise /> },
+        {
+          header: 'Duration',
+          class: 'number nowrap',
+          cell: (row) => formatDuration(row.durationMs),
+        },
+        {
+          header: 'Request id',
+          class: 'wrap',
+          cell: (row) => (
+            <>
+              <code class={row.requestId.length <= WHOLE_ID ? 'nowrap' : undefined}>
+                <BreakableText text={row.requestId} />
+              </code>{' '}
+              <CopyButton value={row.requestId} what={`request id ${row.requestId}`} />
+            </>
+          ),
+        },
+      ]}
+    />
   );
 }

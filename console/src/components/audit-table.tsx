@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { CardTable } from '../../../kit/components/card-table.js';
 import { Time } from '../../../kit/components/time.js';
 import { formatNumber } from '../../../kit/format.js';
 import { href } from '../router.js';
@@ -154,40 +155,18 @@ function Details({ details }: { details: Record<string, unknown> }) {
 export function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string }) {
   if (events.length === 0) return <p class="muted">No events.</p>;
   return (
-    <div class="table-scroll cards">
-      <table class="wide">
-        <caption class="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Action</th>
-            <th scope="col">Target</th>
-            <th scope="col">When</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Details</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((event) => (
-            <tr key={event.id}>
-              <th scope="row">
-                <code>{event.action}</code>
-              </th>
-              <td data-label="Target">
-                <Target event={event} />
-              </td>
-              <td data-label="When">
-                <Time iso={event.at} />
-              </td>
-              <td data-label="Actor">
-                <Actor event={event} />
-              </td>
-              <td data-label="Details" class="stacked">
-                <Details details={event.details} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <CardTable
+      caption={caption}
+      class="wide"
+      rows={events}
+      rowKey={(event) => event.id}
+      name={{ header: 'Action', cell: (event) => <code>{event.action}</code> }}
+      columns={[
+        { header: 'Target', cell: (event) => <Target event={event} /> },
+        { header: 'When', cell: (event) => <Time iso={event.at} /> },
+        { header: 'Actor', cell: (event) => <Actor event={event} /> },
+        { header: 'Details', class: 'stacked', cell: (event) => <Details details={event.details} /> },
+      ]}
+    />
   );
 }

@@ -1,5 +1,5 @@
-import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { CardTable } from '../../../kit/components/card-table.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
 import { formatDuration, formatTime, fromDateTimeInput } from '../../../kit/format.js';
 import { POLL_MS, useServerData } from '../../../kit/hooks.js';
@@ -231,79 +231,77 @@ export function DeliveryLog({
         </p>
       )}
       {deliveries.data && deliveries.data.length > 0 && (
-        <div class="table-scroll cards">
-          <table class="deliveries">
-            <caption class="visually-hidden">Deliveries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">State</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last status</th>
-                <th scope="col">Next retry</th>
-                <th scope="col">Made</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.map((delivery) => (
-                <Fragment key={delivery.id}>
-                  <tr>
-                    <th scope="row">
-                      <code>{delivery.eventType}</code>
-                      <div class="muted break">{delivery.eventId}</div>
-                    </th>
-                    <td data-label="State">
-                      <DeliveryStateBadge state={delivery.state} attempts={delivery.attempts} />
-                    </td>
-                    <td data-label="Attempts">{delivery.attempts}</td>
-                    <td data-label="Last status">{delivery.lastStatus ?? <span class="muted">—</span>}</td>
-                    <td data-label="Next retry" class="nowrap">
-                      {/* A pending delivery with no next attempt waits for its endpoint to be enabled. */}
-                      {formatTime(
-                        delivery.nextAttemptAt,
-                        delivery.state === 'pending' ? 'When enabled' : '—',
-                      )}
-                    </td>
-                    <td data-label="Made" class="nowrap">
-                      {formatTime(delivery.createdAt)}
-                    </td>
-                    <td class="row-actions">
-                      <button
-                        type="button"
-                        class="button-small"
-                        aria-expanded={open.has(delivery.id)}
-                        aria-label={`Attempts of ${delivery.eventId}`}
-                        onClick={() => toggle(delivery.id)}
-                      >
-                        Attempts
-                      </button>
-                      {may('replayWebhookDelivery') && (
-                        <button
-                          type="button"
-                          class="button-small"
-                          aria-label={`Replay ${delivery.eventId}`}
-                          onClick={() => replay(delivery)}
-                        >
-                          Replay
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                  {open.has(delivery.id) && (
-                    <tr class="attempt-row">
-                      <td colSpan={7}>
-                        <AttemptLog webhookId={webhookId} delivery={delivery} />
-                      </td>
-                    </tr>
+        <CardTable
+          caption="Deliveries, newest first"
+          class="deliveries"
+          rows={deliveries.data}
+          rowKey={(delivery) => delivery.id}
+          name={{
+            header: 'Event',
+            cell: (delivery) => (
+              <>
+                <code>{delivery.eventType}</code>
+                <div class="muted break">{delivery.eventId}</div>
+              </>
+            ),
+          }}
+          columns={[
+            {
+              header: 'State',
+              cell: (delivery) => <DeliveryStateBadge state={delivery.state} attempts={delivery.attempts} />,
+            },
+            { header: 'Attempts', cell: (delivery) => delivery.attempts },
+            {
+              header: 'Last status',
+              cell: (delivery) => delivery.lastStatus ?? <span class="muted">—</span>,
+            },
+            {
+              header: 'Next retry',
+              class: 'nowrap',
+              // A pending delivery with no next attempt waits for its endpoint to be enabled.
+              cell: (delivery) =>
+                formatTime(delivery.nextAttemptAt, delivery.state === 'pending' ? 'When enabled' : '—'),
+            },
+            { header: 'Made', class: 'nowrap', cell: (delivery) => formatTime(delivery.createdAt) },
+            {
+              header: 'Actions',
+              hidden: true,
+              class: 'row-actions',
+              cell: (delivery) => (
+                <>
+                  <button
+                    type="button"
+                    class="button-small"
+                    aria-expanded={open.has(delivery.id)}
+                    aria-label={`Attempts of ${delivery.eventId}`}
+                    onClick={() => toggle(delivery.id)}
+                  >
+                    Attempts
+                  </button>
+                  {may('replayWebhookDelivery') && (
+                    <button
+                      type="button"
+                      class="button-small"
+                      aria-label={`Replay ${delivery.eventId}`}
+                      onClick={() => replay(delivery)}
+                    >
+                      Replay
+                    </button>
                   )}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                </>
+              ),
+            },
+          ]}
+          after={(delivery, span) =>
+            open.has(delivery.id) && (
+              <tr class="attempt-row">
+                <td colSpan={span}>
+                  <AttemptLog webhookId={webhookId} delivery={delivery} />
+                </td>
+              </tr>
+            )
+          }
+        />
       )}
       {deliveries.data?.length === limit && limit < MOST && (
         <button type="button" onClick={() => setLimit(Math.min(limit + PAGE, MOST))}>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { Badge } from '../../../kit/components/badge.js';
+import { CardTable } from '../../../kit/components/card-table.js';
 import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
 import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
@@ -111,63 +112,54 @@ export function AdminTokensPage() {
       {tokens.error && <LoadError error={tokens.error} />}
       {!tokens.data && !tokens.error && <Loading what="admin tokens" />}
       {tokens.data && (
-        <div class="table-scroll cards">
-          <table>
-            <caption class="visually-hidden">Admin tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Created</th>
-                <th scope="col">Made by</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((token) => (
-                <tr key={token.id}>
-                  <th scope="row">
-                    {token.name}
-                    <div class="muted">
-                      <code>{token.id}</code>
-                    </div>
-                  </th>
-                  <td data-label="Role">{token.role}</td>
-                  <td data-label="Prefix">
-                    <code>{token.prefix}…</code>
-                  </td>
-                  <td data-label="Created" class="nowrap">
-                    {formatTime(token.createdAt)}
-                  </td>
-                  <td data-label="Made by">{madeBy(token.createdBy)}</td>
-                  <td data-label="State">
-                    {token.revokedAt === null ? (
-                      <Badge tone="good">Active</Badge>
-                    ) : (
-                      <Badge tone="neutral">Revoked {formatTime(token.revokedAt)}</Badge>
-                    )}
-                  </td>
-                  <td class="row-actions">
-                    {token.revokedAt === null && may('revokeAdminToken') && (
-                      <button
-                        type="button"
-                        class="button-small button-danger"
-                        aria-label={`Revoke ${token.name}`}
-                        onClick={() => setRevoking(token)}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CardTable
+          caption="Admin tokens"
+          rows={tokens.data}
+          rowKey={(token) => token.id}
+          name={{
+            header: 'Name',
+            cell: (token) => (
+              <>
+                {token.name}
+                <div class="muted">
+                  <code>{token.id}</code>
+                </div>
+              </>
+            ),
+          }}
+          columns={[
+            { header: 'Role', cell: (token) => token.role },
+            { header: 'Prefix', cell: (token) => <code>{token.prefix}…</code> },
+            { header: 'Created', class: 'nowrap', cell: (token) => formatTime(token.createdAt) },
+            { header: 'Made by', cell: (token) => madeBy(token.createdBy) },
+            {
+              header: 'State',
+              cell: (token) =>
+                token.revokedAt === null ? (
+                  <Badge tone="good">Active</Badge>
+                ) : (
+                  <Badge tone="neutral">Revoked {formatTime(token.revokedAt)}</Badge>
+                ),
+            },
+            {
+              header: 'Actions',
+              hidden: true,
+              class: 'row-actions',
+              cell: (token) =>
+                token.revokedAt === null &&
+                may('revokeAdminToken') && (
+                  <button
+                    type="button"
+                    class="button-small button-danger"
+                    aria-label={`Revoke ${token.name}`}
+                    onClick={() => setRevoking(token)}
+                  >
+                    Revoke
+                  </button>
+                ),
+            },
+          ]}
+        />
       )}
       {revoking && (
         <ConfirmDialog

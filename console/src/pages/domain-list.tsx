@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { Badge } from '../../../kit/components/badge.js';
+import { CardTable } from '../../../kit/components/card-table.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
 import { formatTime } from '../../../kit/format.js';
 import { POLL_MS, useServerData } from '../../../kit/hooks.js';
@@ -42,47 +43,43 @@ export function DomainList() {
       {!domains.data && !domains.error && <Loading what="domains" />}
       {domains.data?.length === 0 && <p class="muted">No custom domains yet.</p>}
       {domains.data && domains.data.length > 0 && (
-        <div class="table-scroll cards">
-          <table>
-            <caption class="visually-hidden">Custom domains</caption>
-            <thead>
-              <tr>
-                <th scope="col">Domain</th>
-                <th scope="col">State</th>
-                <th scope="col">Redirect</th>
-                <th scope="col">Last check</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {domains.data.map((domain) => (
-                <tr key={domain.name}>
-                  <th scope="row">
-                    <a href={href('domains', domain.name)}>{domain.name}</a>
-                    {domain.primary && <Badge tone="info">Primary</Badge>}
-                  </th>
-                  <td data-label="State">
-                    <DomainStateBadge state={domain.state} />
-                  </td>
-                  <td data-label="Redirect">{redirectText(domain) || <span class="muted">—</span>}</td>
-                  <td data-label="Last check" class="nowrap">
-                    {formatTime(domain.checkedAt, 'Not yet')}
-                  </td>
-                  <td>
-                    {may('removeDomain') && (
-                      <Menu
-                        label={`Actions for ${domain.name}`}
-                        items={[{ label: 'Remove', danger: true, onSelect: () => setRemoving(domain.name) }]}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CardTable
+          caption="Custom domains"
+          rows={domains.data}
+          rowKey={(domain) => domain.name}
+          name={{
+            header: 'Domain',
+            cell: (domain) => (
+              <>
+                <a href={href('domains', domain.name)}>{domain.name}</a>
+                {domain.primary && <Badge tone="info">Primary</Badge>}
+              </>
+            ),
+          }}
+          columns={[
+            { header: 'State', cell: (domain) => <DomainStateBadge state={domain.state} /> },
+            {
+              header: 'Redirect',
+              cell: (domain) => redirectText(domain) || <span class="muted">—</span>,
+            },
+            {
+              header: 'Last check',
+              class: 'nowrap',
+              cell: (domain) => formatTime(domain.checkedAt, 'Not yet'),
+            },
+            {
+              header: 'Actions',
+              hidden: true,
+              cell: (domain) =>
+                may('removeDomain') && (
+                  <Menu
+                    label={`Actions for ${domain.name}`}
+                    items={[{ label: 'Remove', danger: true, onSelect: () => setRemoving(domain.name) }]}
+                  />
+                ),
+            },
+          ]}
+        />
       )}
       {removing && (
         <RemoveDomain

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { Badge } from '../../../kit/components/badge.js';
+import { CardTable } from '../../../kit/components/card-table.js';
 import { CopyButton } from '../../../kit/components/copy-button.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
 import { formatTime } from '../../../kit/format.js';
@@ -31,40 +32,41 @@ function DnsRecords({ domain, noTarget }: { domain: Domain; noTarget: boolean })
         {apex &&
           ' At an apex, add the CNAME as an ALIAS or ANAME record, which your provider resolves for you.'}
       </p>
-      <div class="table-scroll cards">
-        <table>
-          <caption class="visually-hidden">DNS records to add</caption>
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-              <th scope="col">TTL</th>
-              <th scope="col">Purpose</th>
-            </tr>
-          </thead>
-          <tbody>
-            {domain.dns.map((record) => (
-              <tr key={`${record.type} ${record.name}`}>
-                <th scope="row">{apex && record.type === 'CNAME' ? 'ALIAS or ANAME' : record.type}</th>
-                <td data-label="Name">
-                  <code class="break">{record.name}</code>{' '}
-                  <CopyButton value={record.name} what={`the ${record.type} name`} />
-                </td>
-                <td data-label="Value">
-                  <code class="break">{record.value}</code>{' '}
-                  <CopyButton value={record.value} what={`the ${record.type} value`} />
-                </td>
-                <td data-label="TTL">{TTL}</td>
-                <td data-label="Purpose">
-                  {record.type === 'TXT' ? 'Proves you own the domain' : 'Points the domain here'}
-                  {record.required ? '' : ' (optional)'}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <CardTable
+        caption="DNS records to add"
+        rows={domain.dns}
+        rowKey={(record) => `${record.type} ${record.name}`}
+        name={{
+          header: 'Type',
+          cell: (record) => (apex && record.type === 'CNAME' ? 'ALIAS or ANAME' : record.type),
+        }}
+        columns={[
+          {
+            header: 'Name',
+            cell: (record) => (
+              <>
+                <code class="break">{record.name}</code>{' '}
+                <CopyButton value={record.name} what={`the ${record.type} name`} />
+              </>
+            ),
+          },
+          {
+            header: 'Value',
+            cell: (record) => (
+              <>
+                <code class="break">{record.value}</code>{' '}
+                <CopyButton value={record.value} what={`the ${record.type} value`} />
+              </>
+            ),
+          },
+          { header: 'TTL', cell: () => TTL },
+          {
+            header: 'Purpose',
+            cell: (record) =>
+              `${record.type === 'TXT' ? 'Proves you own the domain' : 'Points the domain here'}${record.required ? '' : ' (optional)'}`,
+          },
+        ]}
+      />
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { CardTable, type Column } from '../../../kit/components/card-table.js';
 import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
 import { Time } from '../../../kit/components/time.js';
@@ -56,20 +57,22 @@ function TodayUse({ usage, perDay }: { usage: KeyUsage | undefined; perDay: numb
   );
 }
 
+/** What the list shows of a key, with its use today and the key it replaced. */
+interface KeyLine {
+  apiKey: ApiKey;
+  usage: KeyUsage | undefined;
+  predecessor: ApiKey | undefined;
+}
+
 /**
- * One key. What tells it apart comes first: its name, its state, and the start of the key itself (a rotated
- * key and its successor share their name), then its rotation and today's use, then its settings.
+ * A key's columns. What tells it apart comes first: its name, its state, and the start of the key itself (a
+ * rotated key and its successor share their name), then its rotation and today's use, then its settings.
  */
-function KeyRow(props: { apiKey: ApiKey; usage: KeyUsage | undefined; predecessor: ApiKey | undefined }) {
-  const { apiKey, usage, predecessor } = props;
-  return (
-    <tr>
-      <th scope="row">
-        <a href={href('keys', apiKey.id)} class="break">
-          {apiKey.name}
-        </a>
-      </th>
-      <td data-label="State">
+const KEY_COLUMNS: Column<KeyLine>[] = [
+  {
+    header: 'State',
+    cell: ({ apiKey }) => (
+      <>
         <KeyStateBadge state={apiKey.state} />
         {apiKey.bannedUntil && (
           <>
@@ -77,29 +80,34 @@ function KeyRow(props: { apiKey: ApiKey; usage: KeyUsage | undefined; predecesso
             until <Time iso={apiKey.bannedUntil} />
           </>
         )}
-      </td>
-      <td data-label="Key">
+      </>
+    ),
+  },
+  {
+    header: 'Key',
+    cell: ({ apiKey }) => (
+      <>
         <code class="nowrap">{apiKey.prefix}…</code>
         <br />
         <code class="muted">{apiKey.id}</code>
-      </td>
-      <td data-label="Rotation">
-        <KeyRotation apiKey={apiKey} predecessor={predecessor} />
-      </td>
-      <td data-label="Today" class="nowrap">
-        <TodayUse usage={usage} perDay={apiKey.effectiveLimits.perDay} />
-      </td>
-      <td data-label="Plan">{apiKey.plan}</td>
-      <td data-label="Scopes">{scopesText(apiKey.scopes)}</td>
-      <td data-label="Expires">
-        <Time iso={apiKey.expiresAt} fallback="Never" />
-      </td>
-      <td data-label="Last used">
-        <Time iso={apiKey.lastUsedAt} fallback="Never" />
-      </td>
-    </tr>
-  );
-}
+      </>
+    ),
+  },
+  {
+    header: 'Rotation',
+    cell: ({ apiKey, predecessor }) => <KeyRotation apiKey={apiKey} predecessor={predecessor} />,
+  },
+  {
+    header: 'Today (of day limit)',
+    label: 'Today',
+    class: 'nowrap',
+    cell: ({ apiKey, usage }) => <TodayUse usage={usage} perDay={apiKey.effectiveLimits.perDay} />,
+  },
+  { header: 'Plan', cell: ({ apiKey }) => apiKey.plan },
+  { header: 'Scopes', cell: ({ apiKey }) => scopesText(apiKey.scopes) },
+  { header: 'Expires', cell: ({ apiKey }) => <Time iso={apiKey.expiresAt} fallback="Never" /> },
+  { header: 'Last used', cell: ({ apiKey }) => <Time iso={apiKey.lastUsedAt} fallback="Never" /> },
+];
 
 /** API keys: the list with today's use, and Create, which shows the new key once. */
 export function KeyList() {
@@ -162,34 +170,25 @@ export function KeyList() {
       {!keys.data && !keys.error && <Loading what="keys" />}
       {keys.data?.length === 0 && <p class="muted">No keys yet.</p>}
       {keys.data && keys.data.length > 0 && (
-        <div class="table-scroll cards">
-          <table class="wide">
-            <caption class="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">State</th>
-                <th scope="col">Key</th>
-                <th scope="col">Rotation</th>
-                <th scope="col">Today (of day limit)</th>
-                <th scope="col">Plan</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.map((apiKey) => (
-                <KeyRow
-                  key={apiKey.id}
-                  apiKey={apiKey}
-                  usage={usageOf.get(apiKey.id)}
-                  predecessor={predecessorOf.get(apiKey.id)}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CardTable
+          caption="API keys"
+          class="wide"
+          rows={keys.data.map((apiKey) => ({
+            apiKey,
+            usage: usageOf.get(apiKey.id),
+            predecessor: predecessorOf.get(apiKey.id),
+          }))}
+          rowKey={({ apiKey }) => apiKey.id}
+          name={{
+            header: 'Name',
+            cell: ({ apiKey }) => (
+              <a href={href('keys', apiKey.id)} class="break">
+                {apiKey.name}
+              </a>
+            ),
+          }}
+          columns={KEY_COLUMNS}
+        />
       )}
     </>
   );

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { Badge } from '../../../kit/components/badge.js';
+import { CardTable } from '../../../kit/components/card-table.js';
 import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
 import { formatTime } from '../../../kit/format.js';
@@ -127,66 +128,67 @@ export function PeoplePage() {
       {!people.data && !people.error && <Loading what="people" />}
       {people.data && people.data.length === 0 && <p>Nobody has signed in with the identity provider yet.</p>}
       {people.data && people.data.length > 0 && (
-        <div class="table-scroll cards">
-          <table>
-            <caption class="visually-hidden">People</caption>
-            <thead>
-              <tr>
-                <th scope="col">Person</th>
-                <th scope="col">Role</th>
-                <th scope="col">Last sign-in</th>
-                <th scope="col">First sign-in</th>
-                <th scope="col">Sessions</th>
-                <th scope="col">Tokens they made</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {people.data.map((person) => (
-                <tr key={person.id}>
-                  <th scope="row">
-                    {personName(person)}
-                    <div class="muted">
-                      {person.email && person.email !== personName(person) && <div>{person.email}</div>}
-                      <code>{person.subject}</code>
-                    </div>
-                  </th>
-                  <td data-label="Role">{person.role}</td>
-                  <td data-label="Last sign-in" class="nowrap">
-                    {formatTime(person.lastSignInAt)}
-                  </td>
-                  <td data-label="First sign-in" class="nowrap">
-                    {formatTime(person.firstSignInAt)}
-                  </td>
-                  <td data-label="Sessions">
-                    {person.sessions > 0 ? (
-                      <Badge tone="good">{person.sessions} live</Badge>
-                    ) : (
-                      <Badge tone="neutral">None</Badge>
-                    )}
-                  </td>
-                  <td data-label="Tokens">
-                    <PersonTokens person={person} />
-                  </td>
-                  <td class="row-actions">
-                    {(person.sessions > 0 || person.tokens.length > 0) && may('endPersonSessions') && (
-                      <button
-                        type="button"
-                        class="button-small button-danger"
-                        aria-label={`${person.sessions > 0 ? 'End sessions' : 'Revoke tokens'} of ${personName(person)}`}
-                        onClick={() => setEnding(person)}
-                      >
-                        {person.sessions > 0 ? 'End sessions' : 'Revoke tokens'}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CardTable
+          caption="People"
+          rows={people.data}
+          rowKey={(person) => person.id}
+          name={{
+            header: 'Person',
+            cell: (person) => (
+              <>
+                {personName(person)}
+                <div class="muted">
+                  {person.email && person.email !== personName(person) && <div>{person.email}</div>}
+                  <code>{person.subject}</code>
+                </div>
+              </>
+            ),
+          }}
+          columns={[
+            { header: 'Role', cell: (person) => person.role },
+            {
+              header: 'Last sign-in',
+              class: 'nowrap',
+              cell: (person) => formatTime(person.lastSignInAt),
+            },
+            {
+              header: 'First sign-in',
+              class: 'nowrap',
+              cell: (person) => formatTime(person.firstSignInAt),
+            },
+            {
+              header: 'Sessions',
+              cell: (person) =>
+                person.sessions > 0 ? (
+                  <Badge tone="good">{person.sessions} live</Badge>
+                ) : (
+                  <Badge tone="neutral">None</Badge>
+                ),
+            },
+            {
+              header: 'Tokens they made',
+              label: 'Tokens',
+              cell: (person) => <PersonTokens person={person} />,
+            },
+            {
+              header: 'Actions',
+              hidden: true,
+              class: 'row-actions',
+              cell: (person) =>
+                (person.sessions > 0 || person.tokens.length > 0) &&
+                may('endPersonSessions') && (
+                  <button
+                    type="button"
+                    class="button-small button-danger"
+                    aria-label={`${person.sessions > 0 ? 'End sessions' : 'Revoke tokens'} of ${personName(person)}`}
+                    onClick={() => setEnding(person)}
+                  >
+                    {person.sessions > 0 ? 'End sessions' : 'Revoke tokens'}
+                  </button>
+                ),
+            },
+          ]}
+        />
       )}
       {ending && (
         <EndSessionsDialog

@@ -1,3 +1,4 @@
+import { CardTable, type Column } from '../../../kit/components/card-table.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
 import { formatNumber, formatShare } from '../../../kit/format.js';
 import { useServerData } from '../../../kit/hooks.js';
@@ -12,60 +13,40 @@ const NEAR_LIMIT = 0.8;
 /** How many of the most used keys are listed. */
 const TOP = 10;
 
+/** A column of counts, right-aligned. */
+function count(header: string, value: (row: KeyUsage) => number): Column<KeyUsage> {
+  return { header, class: 'number', cell: (row) => formatNumber(value(row)) };
+}
+
 function KeyUsageTable({ rows, caption }: { rows: KeyUsage[]; caption: string }) {
   return (
-    <div class="table-scroll cards">
-      <table class="wide">
-        <caption class="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Plan</th>
-            <th scope="col">Used today</th>
-            <th scope="col">Day limit</th>
-            <th scope="col">Share</th>
-            <th scope="col">OK</th>
-            <th scope="col">Client errors</th>
-            <th scope="col">Rate limited</th>
-            <th scope="col">Server errors</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.keyId}>
-              <th scope="row">
-                <a href={href('keys', row.keyId)} class="break">
-                  {row.name}
-                </a>{' '}
-                <code class="muted">{row.keyId}</code>
-              </th>
-              <td data-label="Plan">{row.plan}</td>
-              <td data-label="Used today" class="number">
-                {formatNumber(row.used)}
-              </td>
-              <td data-label="Day limit" class="number">
-                {formatNumber(row.perDay)}
-              </td>
-              <td data-label="Share" class="number">
-                {formatShare(row.dayShare)}
-              </td>
-              <td data-label="OK" class="number">
-                {formatNumber(row.success)}
-              </td>
-              <td data-label="Client errors" class="number">
-                {formatNumber(row.clientErrors)}
-              </td>
-              <td data-label="Rate limited" class="number">
-                {formatNumber(row.rateLimited)}
-              </td>
-              <td data-label="Server errors" class="number">
-                {formatNumber(row.serverErrors)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <CardTable
+      caption={caption}
+      class="wide"
+      rows={rows}
+      rowKey={(row) => row.keyId}
+      name={{
+        header: 'Key',
+        cell: (row) => (
+          <>
+            <a href={href('keys', row.keyId)} class="break">
+              {row.name}
+            </a>{' '}
+            <code class="muted">{row.keyId}</code>
+          </>
+        ),
+      }}
+      columns={[
+        { header: 'Plan', cell: (row) => row.plan },
+        count('Used today', (row) => row.used),
+        count('Day limit', (row) => row.perDay),
+        { header: 'Share', class: 'number', cell: (row) => formatShare(row.dayShare) },
+        count('OK', (row) => row.success),
+        count('Client errors', (row) => row.clientErrors),
+        count('Rate limited', (row) => row.rateLimited),
+        count('Server errors', (row) => row.serverErrors),
+      ]}
+    />
   );
 }
 

@@ -1,3 +1,4 @@
+import { CardTable } from '../../../kit/components/card-table.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
 import { formatTime } from '../../../kit/format.js';
 import { POLL_MS, useServerData } from '../../../kit/hooks.js';
@@ -40,44 +41,39 @@ export function WebhookList() {
       {!webhooks.data && !webhooks.error && <Loading what="endpoints" />}
       {webhooks.data?.length === 0 && <p class="muted">No endpoints yet.</p>}
       {webhooks.data && webhooks.data.length > 0 && (
-        <div class="table-scroll cards">
-          <table>
-            <caption class="visually-hidden">Webhook endpoints</caption>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Health</th>
-                <th scope="col">Events</th>
-                <th scope="col">Failing since</th>
-              </tr>
-            </thead>
-            <tbody>
-              {webhooks.data.map((webhook) => (
-                <tr key={webhook.id}>
-                  <th scope="row">
-                    <a class="break" href={href('webhooks', webhook.id)}>
-                      {webhook.url}
-                    </a>
-                    {webhook.description && <div class="muted">{webhook.description}</div>}
-                  </th>
-                  <td data-label="Health">
-                    <WebhookHealthBadge webhook={webhook} />
-                  </td>
-                  <td data-label="Events">
-                    {webhook.events.length === 1 ? (
-                      <code>{webhook.events[0]}</code>
-                    ) : (
-                      `${webhook.events.length} types`
-                    )}
-                  </td>
-                  <td data-label="Failing since" class="nowrap">
-                    {formatTime(webhook.failingSince)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CardTable
+          caption="Webhook endpoints"
+          rows={webhooks.data}
+          rowKey={(webhook) => webhook.id}
+          name={{
+            header: 'Endpoint',
+            cell: (webhook) => (
+              <>
+                <a class="break" href={href('webhooks', webhook.id)}>
+                  {webhook.url}
+                </a>
+                {webhook.description && <div class="muted">{webhook.description}</div>}
+              </>
+            ),
+          }}
+          columns={[
+            { header: 'Health', cell: (webhook) => <WebhookHealthBadge webhook={webhook} /> },
+            {
+              header: 'Events',
+              cell: (webhook) =>
+                webhook.events.length === 1 ? (
+                  <code>{webhook.events[0]}</code>
+                ) : (
+                  `${webhook.events.length} types`
+                ),
+            },
+            {
+              header: 'Failing since',
+              class: 'nowrap',
+              cell: (webhook) => formatTime(webhook.failingSince),
+            },
+          ]}
+        />
       )}
     </>
   );
