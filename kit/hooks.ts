@@ -95,3 +95,37 @@ export function useFocusOnMount<T extends HTMLElement>(focus = true): RefObject<
   }, [focus]);
   return ref;
 }
+
+/** An action a form or a dialog starts: whether it is under way, and why it failed. */
+export interface Action {
+  busy: boolean;
+  /** The failed action's message, or one the form gives itself (a field left empty); null while none. */
+  error: string | null;
+  setError: (error: string | null) => void;
+  /** Runs `act` with `busy` set and the last error cleared; answers whether it succeeded. */
+  run: (act: () => Promise<void>) => Promise<boolean>;
+}
+
+/**
+ * The state of an action a form sends or a dialog confirms: a thrown error's message becomes `error`, and the
+ * form stays. `busy` ends with the action, or with `staysBusy` only when it fails: a form that goes away once
+ * it succeeds (it closes, or the console moves on) keeps its button disabled until then, never sent twice.
+ */
+export function useAction({ staysBusy = false }: { staysBusy?: boolean } = {}): Action {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = async (act: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await act();
+      if (!staysBusy) setBusy(false);
+      return true;
+    } catch (failure) {
+      setError((failure as Error).message);
+      setBusy(false);
+      return false;
+    }
+  };
+  return { busy, error, setError, run };
+}

@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
+import { useAction } from '../hooks.js';
+import { ActionError } from './status.js';
 
 interface ConfirmDialogProps {
   title: string;
@@ -17,8 +19,8 @@ interface ConfirmDialogProps {
 export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onClose }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // The dialog closes once the action is done: Confirm stays disabled until then.
+  const { busy, error, run } = useAction({ staysBusy: true });
 
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
@@ -26,27 +28,17 @@ export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onClos
     return () => opener?.focus();
   }, []);
 
-  const confirm = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const confirm = () =>
+    run(async () => {
       await onConfirm();
       onClose();
-    } catch (failure) {
-      setError((failure as Error).message);
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <dialog ref={dialog} class="dialog" aria-labelledby={titleId} onClose={onClose}>
       <h2 id={titleId}>{title}</h2>
       <div class="dialog-body">{children}</div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionError error={error} />
       <div class="actions">
         <button type="button" autofocus onClick={() => dialog.current?.close()}>
           Cancel

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { useFocusOnMount } from '../hooks.js';
+import { useAction, useFocusOnMount } from '../hooks.js';
+import { ActionError } from './status.js';
 
 const UNITS = { minutes: 60, hours: 3600, days: 86_400 } as const;
 export type GraceUnit = keyof typeof UNITS;
@@ -22,8 +23,8 @@ export function RotateKeyForm(props: {
   const { units, guided } = props;
   const [amount, setAmount] = useState('0');
   const [unit, setUnit] = useState<GraceUnit>('hours');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // The page moves on once the key is rotated: the button stays disabled until then.
+  const { busy, error, run } = useAction({ staysBusy: true });
   const field = useFocusOnMount<HTMLInputElement>();
 
   const seconds = Math.round(Number(amount) * UNITS[unit]);
@@ -33,14 +34,7 @@ export function RotateKeyForm(props: {
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
     if (!valid) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await props.onRotate(seconds);
-    } catch (failure) {
-      setError((failure as Error).message);
-      setBusy(false);
-    }
+    await run(() => props.onRotate(seconds));
   };
 
   return (
@@ -83,11 +77,7 @@ export function RotateKeyForm(props: {
             ? `Too long: the old key can keep working at most ${MAX_DAYS} days.`
             : `0 stops the old key at once; at most ${MAX_DAYS} days.`}
         </p>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ActionError error={error} />
         <div class="actions">
           <button type="submit" class="button-primary" disabled={busy || !valid}>
             {busy ? 'Rotating…' : 'Rotate key'}

@@ -15,3 +15,13 @@ export function LoadError({ error }: { error: Error }) {
     </p>
   );
 }
+
+/** Why an action (a form sent, a dialog confirmed) failed; nothing while it has not. */
+export function ActionError({ error }: { error: string | null }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  );
+}

@@ -1,4 +1,6 @@
 import { useState } from 'preact/hooks';
+import { ActionError } from '../../../kit/components/status.js';
+import { useAction } from '../../../kit/hooks.js';
 import { api } from '../api.js';
 import type { Domain } from '../types.js';
 
@@ -8,22 +10,15 @@ const isApex = (name: string) => name.replace(/\.$/, '').split('.').length === 2
 /** Add domain: a domain or subdomain, added as pending; the caller shows the records to add next. */
 export function AddDomainForm({ onAdded }: { onAdded: (domain: Domain) => void }) {
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const trimmed = name.trim().toLowerCase();
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       onAdded(await api.addDomain({ name: trimmed }));
       setName('');
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -51,11 +46,7 @@ export function AddDomainForm({ onAdded }: { onAdded: (domain: Domain) => void }
           ? `${trimmed} is an apex domain: it needs an ALIAS or ANAME record at your DNS provider, since an apex cannot have a CNAME.`
           : ''}
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionError error={error} />
     </form>
   );
 }

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { CardTable } from '../../../kit/components/card-table.js';
-import { LoadError, Loading } from '../../../kit/components/status.js';
+import { ActionError, LoadError, Loading } from '../../../kit/components/status.js';
 import { formatDuration, formatTime, fromDateTimeInput } from '../../../kit/format.js';
-import { POLL_MS, useServerData } from '../../../kit/hooks.js';
+import { POLL_MS, useAction, useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
 import { may } from '../session.js';
 import type { DeliveryState, WebhookDelivery } from '../types.js';
@@ -80,21 +80,12 @@ function AttemptLog({ webhookId, delivery }: { webhookId: string; delivery: Webh
 /** Replay failed since…: every failed delivery made at or after a time, sent again. */
 function ReplayFailed({ webhookId, onReplayed }: { webhookId: string; onReplayed: (count: number) => void }) {
   const [since, setSince] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
     const at = fromDateTimeInput(since);
     if (at === undefined) return;
-    setBusy(true);
-    setError(null);
-    try {
-      onReplayed((await api.replayFailed(webhookId, at)).replayed);
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => onReplayed((await api.replayFailed(webhookId, at)).replayed));
   };
   return (
     <form class="filters" onSubmit={submit}>
@@ -113,11 +104,7 @@ function ReplayFailed({ webhookId, onReplayed }: { webhookId: string; onReplayed
           {busy ? 'Replaying…' : 'Replay failed'}
         </button>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionError error={error} />
     </form>
   );
 }
@@ -214,11 +201,7 @@ export function DeliveryLog({
       <p role="status" class="muted">
         {message}
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionError error={error} />
       {deliveries.error && <LoadError error={deliveries.error} />}
       {!deliveries.data && !deliveries.error && <Loading what="deliveries" />}
       {deliveries.data?.length === 0 && (

@@ -1,6 +1,7 @@
 import { useId, useState } from 'preact/hooks';
+import { ActionError } from '../../../kit/components/status.js';
 import { fromDateTimeInput, toDateTimeInput } from '../../../kit/format.js';
-import { useFocusOnMount } from '../../../kit/hooks.js';
+import { useAction, useFocusOnMount } from '../../../kit/hooks.js';
 import { PLAN_NAMES, PLANS, SCOPE_NAMES, SCOPES } from '../plans.js';
 import type { PlanName, Scope } from '../types.js';
 
@@ -30,8 +31,8 @@ interface KeyFormProps {
  */
 export function KeyForm({ initial, submitLabel, onSubmit, onCancel }: KeyFormProps) {
   const [fields, setFields] = useState(initial);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // The form closes once it is sent: its button stays disabled until then.
+  const { busy, error, run } = useAction({ staysBusy: true });
   const prefix = useId();
   const first = useFocusOnMount<HTMLInputElement>();
   const set = (change: Partial<KeyFields>) => setFields({ ...fields, ...change });
@@ -45,14 +46,7 @@ export function KeyForm({ initial, submitLabel, onSubmit, onCancel }: KeyFormPro
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await onSubmit(fields);
-    } catch (failure) {
-      setError((failure as Error).message);
-      setBusy(false);
-    }
+    await run(() => onSubmit(fields));
   };
 
   return (
@@ -120,11 +114,7 @@ export function KeyForm({ initial, submitLabel, onSubmit, onCancel }: KeyFormPro
         value={toDateTimeInput(fields.expiresAt)}
         onInput={(event) => set({ expiresAt: fromDateTimeInput(event.currentTarget.value) ?? null })}
       />
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionError error={error} />
       <div class="actions">
         <button type="submit" class="button-primary" disabled={busy || fields.scopes.length === 0}>
           {busy ? 'Saving…' : submitLabel}

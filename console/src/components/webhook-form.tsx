@@ -1,4 +1,6 @@
 import { useId, useState } from 'preact/hooks';
+import { ActionError } from '../../../kit/components/status.js';
+import { useAction } from '../../../kit/hooks.js';
 import type { EventType } from '../types.js';
 import { EventPicker } from './event-picker.js';
 
@@ -24,22 +26,13 @@ interface WebhookFormProps {
 /** Add endpoint, and Edit: a URL, what it is for, and its event types. */
 export function WebhookForm({ heading, initial, submitLabel, onSubmit, onCancel }: WebhookFormProps) {
   const [fields, setFields] = useState(initial);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const prefix = useId();
   const set = (change: Partial<WebhookFields>) => setFields({ ...fields, ...change });
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await onSubmit({ ...fields, url: fields.url.trim(), description: fields.description.trim() });
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    await run(() => onSubmit({ ...fields, url: fields.url.trim(), description: fields.description.trim() }));
   };
 
   return (
@@ -70,11 +63,7 @@ export function WebhookForm({ heading, initial, submitLabel, onSubmit, onCancel 
         onInput={(event) => set({ description: event.currentTarget.value })}
       />
       <EventPicker selected={fields.events} onChange={(events) => set({ events })} />
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionError error={error} />
       <div class="actions">
         <button
           type="submit"

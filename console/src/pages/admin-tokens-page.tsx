@@ -3,10 +3,9 @@ import { Badge } from '../../../kit/components/badge.js';
 import { CardTable } from '../../../kit/components/card-table.js';
 import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
 import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
-import { LoadError, Loading } from '../../../kit/components/status.js';
-import type { ApiError } from '../../../kit/fetch-json.js';
+import { ActionError, LoadError, Loading } from '../../../kit/components/status.js';
 import { formatTime } from '../../../kit/format.js';
-import { useServerData } from '../../../kit/hooks.js';
+import { useAction, useServerData } from '../../../kit/hooks.js';
 import { ROLE_MEANING, ROLES, type Role } from '../../../src/contract/roles.js';
 import { api } from '../api.js';
 import { issuedSecret } from '../notice.js';
@@ -33,22 +32,15 @@ function NewTokenForm({ onMade }: { onMade: () => void }) {
   const choices = rolesUpTo(session.value?.role);
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('viewer');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const made = await api.createAdminToken({ role, ...(name.trim() ? { name: name.trim() } : {}) });
       issuedSecret.value = { secret: made.token, pathname: location.value.pathname };
       setName('');
       onMade();
-    } catch (caught) {
-      setError((caught as ApiError).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="new-token-heading">
@@ -73,11 +65,7 @@ function NewTokenForm({ onMade }: { onMade: () => void }) {
           {busy ? 'Creating…' : 'Create token'}
         </button>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionError error={error} />
     </form>
   );
 }

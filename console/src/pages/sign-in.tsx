@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
-import { useFocusOnMount } from '../../../kit/hooks.js';
+import { ActionError } from '../../../kit/components/status.js';
+import { useAction, useFocusOnMount } from '../../../kit/hooks.js';
 import { api } from '../api.js';
 import { session, signInMessage } from '../session.js';
 import { useTitle } from '../title.js';
@@ -14,8 +14,8 @@ const TOKEN_SIGN_IN = document.documentElement.dataset.tokenSignin !== 'off';
  */
 export function SignIn() {
   useTitle('Sign in');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // Signed in, the console takes the place of this page: the button stays disabled until then.
+  const { busy, error, setError, run } = useAction({ staysBusy: true });
   // Without a provider the page is there to take a token: its field has the focus, so an operator can paste.
   const tokenField = useFocusOnMount<HTMLInputElement>(PROVIDER === null);
 
@@ -30,16 +30,11 @@ export function SignIn() {
       field.focus();
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
+    const signedIn = await run(async () => {
       session.value = await api.signIn(token);
       signInMessage.value = null;
-    } catch (failure) {
-      setError((failure as Error).message);
-      setBusy(false);
-      field.focus();
-    }
+    });
+    if (!signedIn) field.focus();
   };
 
   return (
@@ -82,11 +77,7 @@ export function SignIn() {
               required
               ref={tokenField}
             />
-            {error && (
-              <p class="error" role="alert">
-                {error}
-              </p>
-            )}
+            <ActionError error={error} />
             {/* With a provider, its button is the one to take: this one is the way round it. */}
             <button type="submit" class={PROVIDER === null ? 'button-primary' : undefined} disabled={busy}>
               {busy ? 'Signing in…' : 'Sign in'}
