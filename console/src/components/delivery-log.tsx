@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { CardTable } from '../../../kit/components/card-table.js';
+import { LoadedList } from '../../../kit/components/loaded-list.js';
 import { ActionError, LoadError, Loading } from '../../../kit/components/status.js';
 import { formatDuration, formatTime, fromDateTimeInput } from '../../../kit/format.js';
 import { POLL_MS, useAction, useServerData } from '../../../kit/hooks.js';
@@ -202,90 +203,95 @@ export function DeliveryLog({
         {message}
       </p>
       <ActionError error={error} />
-      {deliveries.error && <LoadError error={deliveries.error} />}
-      {!deliveries.data && !deliveries.error && <Loading what="deliveries" />}
-      {deliveries.data?.length === 0 && (
-        <p class="muted">
-          {state
-            ? `No ${state} deliveries.`
-            : may('testWebhook')
-              ? 'No deliveries yet: send a test event.'
-              : 'No deliveries yet.'}
-        </p>
-      )}
-      {deliveries.data && deliveries.data.length > 0 && (
-        <CardTable
-          caption="Deliveries, newest first"
-          class="deliveries"
-          rows={deliveries.data}
-          rowKey={(delivery) => delivery.id}
-          name={{
-            header: 'Event',
-            cell: (delivery) => (
-              <>
-                <code>{delivery.eventType}</code>
-                <div class="muted break">{delivery.eventId}</div>
-              </>
-            ),
-          }}
-          columns={[
-            {
-              header: 'State',
-              cell: (delivery) => <DeliveryStateBadge state={delivery.state} attempts={delivery.attempts} />,
-            },
-            { header: 'Attempts', cell: (delivery) => delivery.attempts },
-            {
-              header: 'Last status',
-              cell: (delivery) => delivery.lastStatus ?? <span class="muted">—</span>,
-            },
-            {
-              header: 'Next retry',
-              class: 'nowrap',
-              // A pending delivery with no next attempt waits for its endpoint to be enabled.
-              cell: (delivery) =>
-                formatTime(delivery.nextAttemptAt, delivery.state === 'pending' ? 'When enabled' : '—'),
-            },
-            { header: 'Made', class: 'nowrap', cell: (delivery) => formatTime(delivery.createdAt) },
-            {
-              header: 'Actions',
-              hidden: true,
-              class: 'row-actions',
+      <LoadedList
+        list={deliveries}
+        what="deliveries"
+        empty={
+          <p class="muted">
+            {state
+              ? `No ${state} deliveries.`
+              : may('testWebhook')
+                ? 'No deliveries yet: send a test event.'
+                : 'No deliveries yet.'}
+          </p>
+        }
+      >
+        {(rows) => (
+          <CardTable
+            caption="Deliveries, newest first"
+            class="deliveries"
+            rows={rows}
+            rowKey={(delivery) => delivery.id}
+            name={{
+              header: 'Event',
               cell: (delivery) => (
                 <>
-                  <button
-                    type="button"
-                    class="button-small"
-                    aria-expanded={open.has(delivery.id)}
-                    aria-label={`Attempts of ${delivery.eventId}`}
-                    onClick={() => toggle(delivery.id)}
-                  >
-                    Attempts
-                  </button>
-                  {may('replayWebhookDelivery') && (
+                  <code>{delivery.eventType}</code>
+                  <div class="muted break">{delivery.eventId}</div>
+                </>
+              ),
+            }}
+            columns={[
+              {
+                header: 'State',
+                cell: (delivery) => (
+                  <DeliveryStateBadge state={delivery.state} attempts={delivery.attempts} />
+                ),
+              },
+              { header: 'Attempts', cell: (delivery) => delivery.attempts },
+              {
+                header: 'Last status',
+                cell: (delivery) => delivery.lastStatus ?? <span class="muted">—</span>,
+              },
+              {
+                header: 'Next retry',
+                class: 'nowrap',
+                // A pending delivery with no next attempt waits for its endpoint to be enabled.
+                cell: (delivery) =>
+                  formatTime(delivery.nextAttemptAt, delivery.state === 'pending' ? 'When enabled' : '—'),
+              },
+              { header: 'Made', class: 'nowrap', cell: (delivery) => formatTime(delivery.createdAt) },
+              {
+                header: 'Actions',
+                hidden: true,
+                class: 'row-actions',
+                cell: (delivery) => (
+                  <>
                     <button
                       type="button"
                       class="button-small"
-                      aria-label={`Replay ${delivery.eventId}`}
-                      onClick={() => replay(delivery)}
+                      aria-expanded={open.has(delivery.id)}
+                      aria-label={`Attempts of ${delivery.eventId}`}
+                      onClick={() => toggle(delivery.id)}
                     >
-                      Replay
+                      Attempts
                     </button>
-                  )}
-                </>
-              ),
-            },
-          ]}
-          after={(delivery, span) =>
-            open.has(delivery.id) && (
-              <tr class="attempt-row">
-                <td colSpan={span}>
-                  <AttemptLog webhookId={webhookId} delivery={delivery} />
-                </td>
-              </tr>
-            )
-          }
-        />
-      )}
+                    {may('replayWebhookDelivery') && (
+                      <button
+                        type="button"
+                        class="button-small"
+                        aria-label={`Replay ${delivery.eventId}`}
+                        onClick={() => replay(delivery)}
+                      >
+                        Replay
+                      </button>
+                    )}
+                  </>
+                ),
+              },
+            ]}
+            after={(delivery, span) =>
+              open.has(delivery.id) && (
+                <tr class="attempt-row">
+                  <td colSpan={span}>
+                    <AttemptLog webhookId={webhookId} delivery={delivery} />
+                  </td>
+                </tr>
+              )
+            }
+          />
+        )}
+      </LoadedList>
       {deliveries.data?.length === limit && limit < MOST && (
         <button type="button" onClick={() => setLimit(Math.min(limit + PAGE, MOST))}>
           Show older

@@ -2,8 +2,9 @@ import { useState } from 'preact/hooks';
 import { Badge } from '../../../kit/components/badge.js';
 import { CardTable } from '../../../kit/components/card-table.js';
 import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
+import { LoadedList } from '../../../kit/components/loaded-list.js';
 import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
-import { ActionError, LoadError, Loading } from '../../../kit/components/status.js';
+import { ActionError } from '../../../kit/components/status.js';
 import { formatTime } from '../../../kit/format.js';
 import { useAction, useServerData } from '../../../kit/hooks.js';
 import { ROLE_MEANING, ROLES, type Role } from '../../../src/contract/roles.js';
@@ -97,58 +98,58 @@ export function AdminTokensPage() {
       )}
       {may('createAdminToken') && <NewTokenForm onMade={() => void tokens.reload()} />}
       <h2>Tokens</h2>
-      {tokens.error && <LoadError error={tokens.error} />}
-      {!tokens.data && !tokens.error && <Loading what="admin tokens" />}
-      {tokens.data && (
-        <CardTable
-          caption="Admin tokens"
-          rows={tokens.data}
-          rowKey={(token) => token.id}
-          name={{
-            header: 'Name',
-            cell: (token) => (
-              <>
-                {token.name}
-                <div class="muted">
-                  <code>{token.id}</code>
-                </div>
-              </>
-            ),
-          }}
-          columns={[
-            { header: 'Role', cell: (token) => token.role },
-            { header: 'Prefix', cell: (token) => <code>{token.prefix}…</code> },
-            { header: 'Created', class: 'nowrap', cell: (token) => formatTime(token.createdAt) },
-            { header: 'Made by', cell: (token) => madeBy(token.createdBy) },
-            {
-              header: 'State',
-              cell: (token) =>
-                token.revokedAt === null ? (
-                  <Badge tone="good">Active</Badge>
-                ) : (
-                  <Badge tone="neutral">Revoked {formatTime(token.revokedAt)}</Badge>
-                ),
-            },
-            {
-              header: 'Actions',
-              hidden: true,
-              class: 'row-actions',
-              cell: (token) =>
-                token.revokedAt === null &&
-                may('revokeAdminToken') && (
-                  <button
-                    type="button"
-                    class="button-small button-danger"
-                    aria-label={`Revoke ${token.name}`}
-                    onClick={() => setRevoking(token)}
-                  >
-                    Revoke
-                  </button>
-                ),
-            },
-          ]}
-        />
-      )}
+      <LoadedList list={tokens} what="admin tokens">
+        {(rows) => (
+          <CardTable
+            caption="Admin tokens"
+            rows={rows}
+            rowKey={(token) => token.id}
+            name={{
+              header: 'Name',
+              cell: (token) => (
+                <>
+                  {token.name}
+                  <div class="muted">
+                    <code>{token.id}</code>
+                  </div>
+                </>
+              ),
+            }}
+            columns={[
+              { header: 'Role', cell: (token) => token.role },
+              { header: 'Prefix', cell: (token) => <code>{token.prefix}…</code> },
+              { header: 'Created', class: 'nowrap', cell: (token) => formatTime(token.createdAt) },
+              { header: 'Made by', cell: (token) => madeBy(token.createdBy) },
+              {
+                header: 'State',
+                cell: (token) =>
+                  token.revokedAt === null ? (
+                    <Badge tone="good">Active</Badge>
+                  ) : (
+                    <Badge tone="neutral">Revoked {formatTime(token.revokedAt)}</Badge>
+                  ),
+              },
+              {
+                header: 'Actions',
+                hidden: true,
+                class: 'row-actions',
+                cell: (token) =>
+                  token.revokedAt === null &&
+                  may('revokeAdminToken') && (
+                    <button
+                      type="button"
+                      class="button-small button-danger"
+                      aria-label={`Revoke ${token.name}`}
+                      onClick={() => setRevoking(token)}
+                    >
+                      Revoke
+                    </button>
+                  ),
+              },
+            ]}
+          />
+        )}
+      </LoadedList>
       {revoking && (
         <ConfirmDialog
           title={`Revoke ${revoking.name}?`}

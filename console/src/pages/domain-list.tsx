@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { Badge } from '../../../kit/components/badge.js';
 import { CardTable } from '../../../kit/components/card-table.js';
-import { LoadError, Loading } from '../../../kit/components/status.js';
+import { LoadedList } from '../../../kit/components/loaded-list.js';
 import { formatTime } from '../../../kit/format.js';
 import { POLL_MS, useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
@@ -39,48 +39,47 @@ export function DomainList() {
       {settings.data?.target === null && <MissingTarget />}
       {may('addDomain') && <AddDomainForm onAdded={(domain) => navigate(href('domains', domain.name))} />}
       <h2>Your domains</h2>
-      {domains.error && <LoadError error={domains.error} />}
-      {!domains.data && !domains.error && <Loading what="domains" />}
-      {domains.data?.length === 0 && <p class="muted">No custom domains yet.</p>}
-      {domains.data && domains.data.length > 0 && (
-        <CardTable
-          caption="Custom domains"
-          rows={domains.data}
-          rowKey={(domain) => domain.name}
-          name={{
-            header: 'Domain',
-            cell: (domain) => (
-              <>
-                <a href={href('domains', domain.name)}>{domain.name}</a>
-                {domain.primary && <Badge tone="info">Primary</Badge>}
-              </>
-            ),
-          }}
-          columns={[
-            { header: 'State', cell: (domain) => <DomainStateBadge state={domain.state} /> },
-            {
-              header: 'Redirect',
-              cell: (domain) => redirectText(domain) || <span class="muted">—</span>,
-            },
-            {
-              header: 'Last check',
-              class: 'nowrap',
-              cell: (domain) => formatTime(domain.checkedAt, 'Not yet'),
-            },
-            {
-              header: 'Actions',
-              hidden: true,
-              cell: (domain) =>
-                may('removeDomain') && (
-                  <Menu
-                    label={`Actions for ${domain.name}`}
-                    items={[{ label: 'Remove', danger: true, onSelect: () => setRemoving(domain.name) }]}
-                  />
-                ),
-            },
-          ]}
-        />
-      )}
+      <LoadedList list={domains} what="domains" empty={<p class="muted">No custom domains yet.</p>}>
+        {(rows) => (
+          <CardTable
+            caption="Custom domains"
+            rows={rows}
+            rowKey={(domain) => domain.name}
+            name={{
+              header: 'Domain',
+              cell: (domain) => (
+                <>
+                  <a href={href('domains', domain.name)}>{domain.name}</a>
+                  {domain.primary && <Badge tone="info">Primary</Badge>}
+                </>
+              ),
+            }}
+            columns={[
+              { header: 'State', cell: (domain) => <DomainStateBadge state={domain.state} /> },
+              {
+                header: 'Redirect',
+                cell: (domain) => redirectText(domain) || <span class="muted">—</span>,
+              },
+              {
+                header: 'Last check',
+                class: 'nowrap',
+                cell: (domain) => formatTime(domain.checkedAt, 'Not yet'),
+              },
+              {
+                header: 'Actions',
+                hidden: true,
+                cell: (domain) =>
+                  may('removeDomain') && (
+                    <Menu
+                      label={`Actions for ${domain.name}`}
+                      items={[{ label: 'Remove', danger: true, onSelect: () => setRemoving(domain.name) }]}
+                    />
+                  ),
+              },
+            ]}
+          />
+        )}
+      </LoadedList>
       {removing && (
         <RemoveDomain
           name={removing}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { CardTable, type Column } from '../../../kit/components/card-table.js';
+import { LoadedList } from '../../../kit/components/loaded-list.js';
 import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
-import { LoadError, Loading } from '../../../kit/components/status.js';
 import { Time } from '../../../kit/components/time.js';
 import { formatNumber, formatShare } from '../../../kit/format.js';
 import { useFocusReturn, useServerData } from '../../../kit/hooks.js';
@@ -166,30 +166,29 @@ export function KeyList() {
           <KeyForm initial={NEW_KEY} submitLabel="Create key" onSubmit={create} onCancel={cancel} />
         </section>
       )}
-      {keys.error && <LoadError error={keys.error} />}
-      {!keys.data && !keys.error && <Loading what="keys" />}
-      {keys.data?.length === 0 && <p class="muted">No keys yet.</p>}
-      {keys.data && keys.data.length > 0 && (
-        <CardTable
-          caption="API keys"
-          class="wide"
-          rows={keys.data.map((apiKey) => ({
-            apiKey,
-            usage: usageOf.get(apiKey.id),
-            predecessor: predecessorOf.get(apiKey.id),
-          }))}
-          rowKey={({ apiKey }) => apiKey.id}
-          name={{
-            header: 'Name',
-            cell: ({ apiKey }) => (
-              <a href={href('keys', apiKey.id)} class="break">
-                {apiKey.name}
-              </a>
-            ),
-          }}
-          columns={KEY_COLUMNS}
-        />
-      )}
+      <LoadedList list={keys} what="keys" empty={<p class="muted">No keys yet.</p>}>
+        {(rows) => (
+          <CardTable
+            caption="API keys"
+            class="wide"
+            rows={rows.map((apiKey) => ({
+              apiKey,
+              usage: usageOf.get(apiKey.id),
+              predecessor: predecessorOf.get(apiKey.id),
+            }))}
+            rowKey={({ apiKey }) => apiKey.id}
+            name={{
+              header: 'Name',
+              cell: ({ apiKey }) => (
+                <a href={href('keys', apiKey.id)} class="break">
+                  {apiKey.name}
+                </a>
+              ),
+            }}
+            columns={KEY_COLUMNS}
+          />
+        )}
+      </LoadedList>
     </>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { Badge } from '../../../kit/components/badge.js';
 import { CardTable } from '../../../kit/components/card-table.js';
 import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
-import { LoadError, Loading } from '../../../kit/components/status.js';
+import { LoadedList } from '../../../kit/components/loaded-list.js';
 import { formatTime } from '../../../kit/format.js';
 import { useServerData } from '../../../kit/hooks.js';
 import { personName } from '../../../src/contract/roles.js';
@@ -124,72 +124,75 @@ export function PeoplePage() {
         request. Ending their sessions here signs them out at once; to keep them out, remove them at the
         provider. Admin tokens they made outlive both: revoke them here when they leave.
       </p>
-      {people.error && <LoadError error={people.error} />}
-      {!people.data && !people.error && <Loading what="people" />}
-      {people.data && people.data.length === 0 && <p>Nobody has signed in with the identity provider yet.</p>}
-      {people.data && people.data.length > 0 && (
-        <CardTable
-          caption="People"
-          rows={people.data}
-          rowKey={(person) => person.id}
-          name={{
-            header: 'Person',
-            cell: (person) => (
-              <>
-                {personName(person)}
-                <div class="muted">
-                  {person.email && person.email !== personName(person) && <div>{person.email}</div>}
-                  <code>{person.subject}</code>
-                </div>
-              </>
-            ),
-          }}
-          columns={[
-            { header: 'Role', cell: (person) => person.role },
-            {
-              header: 'Last sign-in',
-              class: 'nowrap',
-              cell: (person) => formatTime(person.lastSignInAt),
-            },
-            {
-              header: 'First sign-in',
-              class: 'nowrap',
-              cell: (person) => formatTime(person.firstSignInAt),
-            },
-            {
-              header: 'Sessions',
-              cell: (person) =>
-                person.sessions > 0 ? (
-                  <Badge tone="good">{person.sessions} live</Badge>
-                ) : (
-                  <Badge tone="neutral">None</Badge>
-                ),
-            },
-            {
-              header: 'Tokens they made',
-              label: 'Tokens',
-              cell: (person) => <PersonTokens person={person} />,
-            },
-            {
-              header: 'Actions',
-              hidden: true,
-              class: 'row-actions',
-              cell: (person) =>
-                (person.sessions > 0 || person.tokens.length > 0) &&
-                may('endPersonSessions') && (
-                  <button
-                    type="button"
-                    class="button-small button-danger"
-                    aria-label={`${person.sessions > 0 ? 'End sessions' : 'Revoke tokens'} of ${personName(person)}`}
-                    onClick={() => setEnding(person)}
-                  >
-                    {person.sessions > 0 ? 'End sessions' : 'Revoke tokens'}
-                  </button>
-                ),
-            },
-          ]}
-        />
-      )}
+      <LoadedList
+        list={people}
+        what="people"
+        empty={<p>Nobody has signed in with the identity provider yet.</p>}
+      >
+        {(rows) => (
+          <CardTable
+            caption="People"
+            rows={rows}
+            rowKey={(person) => person.id}
+            name={{
+              header: 'Person',
+              cell: (person) => (
+                <>
+                  {personName(person)}
+                  <div class="muted">
+                    {person.email && person.email !== personName(person) && <div>{person.email}</div>}
+                    <code>{person.subject}</code>
+                  </div>
+                </>
+              ),
+            }}
+            columns={[
+              { header: 'Role', cell: (person) => person.role },
+              {
+                header: 'Last sign-in',
+                class: 'nowrap',
+                cell: (person) => formatTime(person.lastSignInAt),
+              },
+              {
+                header: 'First sign-in',
+                class: 'nowrap',
+                cell: (person) => formatTime(person.firstSignInAt),
+              },
+              {
+                header: 'Sessions',
+                cell: (person) =>
+                  person.sessions > 0 ? (
+                    <Badge tone="good">{person.sessions} live</Badge>
+                  ) : (
+                    <Badge tone="neutral">None</Badge>
+                  ),
+              },
+              {
+                header: 'Tokens they made',
+                label: 'Tokens',
+                cell: (person) => <PersonTokens person={person} />,
+              },
+              {
+                header: 'Actions',
+                hidden: true,
+                class: 'row-actions',
+                cell: (person) =>
+                  (person.sessions > 0 || person.tokens.length > 0) &&
+                  may('endPersonSessions') && (
+                    <button
+                      type="button"
+                      class="button-small button-danger"
+                      aria-label={`${person.sessions > 0 ? 'End sessions' : 'Revoke tokens'} of ${personName(person)}`}
+                      onClick={() => setEnding(person)}
+                    >
+                      {person.sessions > 0 ? 'End sessions' : 'Revoke tokens'}
+                    </button>
+                  ),
+              },
+            ]}
+          />
+        )}
+      </LoadedList>
       {ending && (
         <EndSessionsDialog
           person={ending}

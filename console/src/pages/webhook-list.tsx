@@ -1,5 +1,5 @@
 import { CardTable } from '../../../kit/components/card-table.js';
-import { LoadError, Loading } from '../../../kit/components/status.js';
+import { LoadedList } from '../../../kit/components/loaded-list.js';
 import { formatTime } from '../../../kit/format.js';
 import { POLL_MS, useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
@@ -37,44 +37,43 @@ export function WebhookList() {
         />
       )}
       <h2>Your endpoints</h2>
-      {webhooks.error && <LoadError error={webhooks.error} />}
-      {!webhooks.data && !webhooks.error && <Loading what="endpoints" />}
-      {webhooks.data?.length === 0 && <p class="muted">No endpoints yet.</p>}
-      {webhooks.data && webhooks.data.length > 0 && (
-        <CardTable
-          caption="Webhook endpoints"
-          rows={webhooks.data}
-          rowKey={(webhook) => webhook.id}
-          name={{
-            header: 'Endpoint',
-            cell: (webhook) => (
-              <>
-                <a class="break" href={href('webhooks', webhook.id)}>
-                  {webhook.url}
-                </a>
-                {webhook.description && <div class="muted">{webhook.description}</div>}
-              </>
-            ),
-          }}
-          columns={[
-            { header: 'Health', cell: (webhook) => <WebhookHealthBadge webhook={webhook} /> },
-            {
-              header: 'Events',
-              cell: (webhook) =>
-                webhook.events.length === 1 ? (
-                  <code>{webhook.events[0]}</code>
-                ) : (
-                  `${webhook.events.length} types`
-                ),
-            },
-            {
-              header: 'Failing since',
-              class: 'nowrap',
-              cell: (webhook) => formatTime(webhook.failingSince),
-            },
-          ]}
-        />
-      )}
+      <LoadedList list={webhooks} what="endpoints" empty={<p class="muted">No endpoints yet.</p>}>
+        {(rows) => (
+          <CardTable
+            caption="Webhook endpoints"
+            rows={rows}
+            rowKey={(webhook) => webhook.id}
+            name={{
+              header: 'Endpoint',
+              cell: (webhook) => (
+                <>
+                  <a class="break" href={href('webhooks', webhook.id)}>
+                    {webhook.url}
+                  </a>
+                  {webhook.description && <div class="muted">{webhook.description}</div>}
+                </>
+              ),
+            }}
+            columns={[
+              { header: 'Health', cell: (webhook) => <WebhookHealthBadge webhook={webhook} /> },
+              {
+                header: 'Events',
+                cell: (webhook) =>
+                  webhook.events.length === 1 ? (
+                    <code>{webhook.events[0]}</code>
+                  ) : (
+                    `${webhook.events.length} types`
+                  ),
+              },
+              {
+                header: 'Failing since',
+                class: 'nowrap',
+                cell: (webhook) => formatTime(webhook.failingSince),
+              },
+            ]}
+          />
+        )}
+      </LoadedList>
     </>
   );
 }
