@@ -3,12 +3,12 @@ import { Badge } from '../../../kit/components/badge.js';
 import { CardTable } from '../../../kit/components/card-table.js';
 import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
 import { LoadedList } from '../../../kit/components/loaded-list.js';
-import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
 import { ActionError } from '../../../kit/components/status.js';
 import { formatTime } from '../../../kit/format.js';
 import { useAction, useServerData } from '../../../kit/hooks.js';
 import { ROLE_MEANING, ROLES, type Role } from '../../../src/contract/roles.js';
 import { api } from '../api.js';
+import { IssuedSecret } from '../components/issued-secret.js';
 import { issuedSecret } from '../notice.js';
 import { location } from '../router.js';
 import { may, session } from '../session.js';
@@ -76,8 +76,6 @@ export function AdminTokensPage() {
   useTitle('Admin tokens');
   const tokens = useServerData(api.listAdminTokens, []);
   const [revoking, setRevoking] = useState<AdminToken | null>(null);
-  const { pathname } = location.value;
-  const issued = issuedSecret.value?.pathname === pathname ? issuedSecret.value.secret : null;
   return (
     <>
       <h1 tabIndex={-1}>Admin tokens</h1>
@@ -86,16 +84,7 @@ export function AdminTokensPage() {
         do. A token is shown once, when it is made. A token a person made outlives their removal at the
         identity provider: an owner’s People page lists theirs, and revokes them with their sessions.
       </p>
-      {issued && (
-        <OneTimeSecret
-          heading="The new admin token"
-          what="the admin token"
-          secret={issued}
-          onDone={() => {
-            issuedSecret.value = null;
-          }}
-        />
-      )}
+      <IssuedSecret heading="The new admin token" what="the admin token" />
       {may('createAdminToken') && <NewTokenForm onMade={() => void tokens.reload()} />}
       <h2>Tokens</h2>
       <LoadedList list={tokens} what="admin tokens">

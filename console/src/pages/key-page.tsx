@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
 import { Badge } from '../../../kit/components/badge.js';
-import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
 import { RotateKeyForm } from '../../../kit/components/rotate-key-form.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
 import { ApiError } from '../../../kit/fetch-json.js';
@@ -8,13 +7,14 @@ import { formatNumber, formatTime } from '../../../kit/format.js';
 import { useFocusReturn, useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
 import { AuditTable } from '../components/audit-table.js';
+import { IssuedSecret } from '../components/issued-secret.js';
 import { type KeyFields, KeyForm } from '../components/key-form.js';
 import { KeyRotation } from '../components/key-rotation.js';
 import { RevokeKeyDialog } from '../components/revoke-key-dialog.js';
 import { KeyStateBadge } from '../components/state-badges.js';
 import { UsageCharts } from '../components/usage-charts.js';
 import { issuedSecret, notice } from '../notice.js';
-import { href, location, navigate, requestsHref } from '../router.js';
+import { href, navigate, requestsHref } from '../router.js';
 import { may } from '../session.js';
 import { useTitle } from '../title.js';
 import type { ApiKey, ApiKeyChange } from '../types.js';
@@ -123,8 +123,6 @@ export function KeyPage({ id }: { id: string }) {
   const rotateButton = useFocusReturn<HTMLButtonElement>();
   const title = useFocusReturn<HTMLHeadingElement>();
   useTitle(key.data?.name ?? id);
-  const { pathname } = location.value;
-  const issued = issuedSecret.value?.pathname === pathname ? issuedSecret.value.secret : null;
 
   if (key.error instanceof ApiError && (key.error.status === 404 || key.error.status === 400))
     return <NotFound what={`The key ${id}`} />;
@@ -167,16 +165,7 @@ export function KeyPage({ id }: { id: string }) {
         <KeyStateBadge state={apiKey.state} />
         {apiKey.bannedUntil && <Badge tone="bad">Banned</Badge>}
       </div>
-      {issued && (
-        <OneTimeSecret
-          heading="The new key"
-          secret={issued}
-          onDone={() => {
-            issuedSecret.value = null;
-            title.returnHere();
-          }}
-        />
-      )}
+      <IssuedSecret heading="The new key" onDone={title.returnHere} />
       {(mode === 'view' || mode === 'revoke') && (
         <div class="actions">
           {usable && may('updateApiKey') && (

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../../../kit/components/confirm-dialog.js';
-import { OneTimeSecret } from '../../../kit/components/one-time-secret.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
 import { ApiError } from '../../../kit/fetch-json.js';
 import { formatTime } from '../../../kit/format.js';
 import { POLL_MS, useFocusReturn, useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
 import { DeliveryLog } from '../components/delivery-log.js';
+import { IssuedSecret } from '../components/issued-secret.js';
 import { Menu } from '../components/menu.js';
 import { WebhookHealthBadge } from '../components/state-badges.js';
 import { WebhookForm } from '../components/webhook-form.js';
@@ -81,7 +81,6 @@ export function WebhookPage({ id }: { id: string }) {
   const title = useFocusReturn<HTMLHeadingElement>();
   useTitle(webhook.data?.url ?? id);
   const { pathname } = location.value;
-  const issued = issuedSecret.value?.pathname === pathname ? issuedSecret.value.secret : null;
 
   if (webhook.error instanceof ApiError && (webhook.error.status === 404 || webhook.error.status === 400))
     return <NotFound what={`The webhook endpoint ${id}`} />;
@@ -146,21 +145,11 @@ export function WebhookPage({ id }: { id: string }) {
           {actionError}
         </p>
       )}
-      {issued && (
-        <OneTimeSecret
-          heading="The signing secret"
-          what="the signing secret"
-          secret={issued}
-          onDone={() => {
-            issuedSecret.value = null;
-            title.returnHere();
-          }}
-        >
-          <p class="hint">
-            Verify each event's <code>webhook-signature</code> with it and any Standard Webhooks library.
-          </p>
-        </OneTimeSecret>
-      )}
+      <IssuedSecret heading="The signing secret" what="the signing secret" onDone={title.returnHere}>
+        <p class="hint">
+          Verify each event's <code>webhook-signature</code> with it and any Standard Webhooks library.
+        </p>
+      </IssuedSecret>
       {mode === 'edit' && (
         <WebhookForm
           heading="Edit the endpoint"
