@@ -7,6 +7,7 @@ import {
   MethodField,
   TimeRangeAndActions,
 } from '../../../kit/components/filters.js';
+import { FindRequestForm } from '../../../kit/components/find-request-form.js';
 import { RequestTable } from '../../../kit/components/request-table.js';
 import { LoadError, Loading } from '../../../kit/components/status.js';
 import { api, type RequestFilter } from '../api.js';
@@ -62,30 +63,16 @@ const rowKey = (row: AdminLoggedRequest) => `${row.at} ${row.requestId}`;
 
 /** Pasting a request id (from a customer's Error body) and pressing Enter opens that request at once. */
 function FindRequest() {
-  const submit = (event: SubmitEvent) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    const id = String(form.get('requestId') ?? '').trim();
-    if (id) navigate(href('requests', id));
-  };
   return (
-    <search>
-      <form class="panel filters" aria-label="Find a request by id" onSubmit={submit}>
-        <div>
-          <label for="find-request">Request id</label>
-          <input
-            id="find-request"
-            name="requestId"
-            placeholder="Paste an X-Request-Id"
-            autoComplete="off"
-            spellcheck={false}
-          />
-        </div>
-        <div class="actions">
-          <button type="submit">Find</button>
-        </div>
-      </form>
-    </search>
+    <FindRequestForm
+      label="Find a request by id"
+      class="panel filters"
+      fieldId="find-request"
+      placeholder="Paste an X-Request-Id"
+      onFind={(id) => {
+        if (id) navigate(href('requests', id));
+      }}
+    />
   );
 }
 

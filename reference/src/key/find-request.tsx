@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { FindRequestForm } from '../../../kit/components/find-request-form.js';
 import { RequestTable } from '../../../kit/components/request-table.js';
 import { LoadError } from '../../../kit/components/status.js';
 import { REQUEST_ID_PATTERN } from '../../../src/contract/request-id.js';
@@ -21,10 +22,7 @@ export function FindRequest({ apiKey }: { apiKey: string }) {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const submit = async (event: SubmitEvent) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    const id = String(form.get('requestId') ?? '').trim();
+  const find = async (id: string) => {
     if (!REQUEST_ID.test(id)) {
       setOutcome({ kind: 'malformed' });
       return;
@@ -44,28 +42,19 @@ export function FindRequest({ apiKey }: { apiKey: string }) {
   return (
     <section class="panel" aria-labelledby="find-request-heading">
       <h2 id="find-request-heading">Find a request</h2>
-      <search>
-        <form class="filters" onSubmit={submit} aria-label="Find one of your requests by its id">
-          <div>
-            <label for="find-request-id">Request id</label>
-            <input
-              id="find-request-id"
-              class="request-id-field"
-              name="requestId"
-              placeholder="From an Error body or X-Request-Id"
-              autoComplete="off"
-              spellcheck={false}
-              aria-invalid={malformed ? 'true' : undefined}
-              aria-describedby="find-request-hint"
-            />
-          </div>
-          <div class="actions">
-            <button type="submit" class="button-primary" disabled={busy}>
-              Find
-            </button>
-          </div>
-        </form>
-      </search>
+      <FindRequestForm
+        label="Find one of your requests by its id"
+        class="filters"
+        fieldId="find-request-id"
+        placeholder="From an Error body or X-Request-Id"
+        field={{
+          class: 'request-id-field',
+          'aria-invalid': malformed ? 'true' : undefined,
+          'aria-describedby': 'find-request-hint',
+        }}
+        find={{ class: 'button-primary', disabled: busy }}
+        onFind={find}
+      />
       <p id="find-request-hint" class={malformed ? 'error' : 'hint'} aria-live="polite">
         {malformed
           ? 'A request id has only letters, digits and . _ : @ / + = - (1 to 128 of them): check what you pasted.'
