@@ -21,6 +21,14 @@ const OUTCOMES: readonly { field: Outcome; label: string; color: string }[] = [
   { field: 'serverErrors', label: 'Server errors', color: '#dc2626' },
 ];
 
+/** A row's four counts in the table, one cell an outcome, in the order of the bars. */
+const countCells = (counts: Record<Outcome, number>) =>
+  OUTCOMES.map(({ field }) => (
+    <td key={field} class="number">
+      {formatNumber(counts[field])}
+    </td>
+  ));
+
 const HEIGHT = 220;
 /** Counts are whole: the y axis steps by 1, 2 or 5 times a power of ten, never by a half. */
 const WHOLE_STEPS = Array.from({ length: 10 }, (_, power) =>
@@ -188,22 +196,14 @@ export function UsageChart({
                       {hourly ? formatTime(bucket.start) : formatDay(bucket.start)}
                     </a>
                   </th>
-                  {OUTCOMES.map(({ field }) => (
-                    <td key={field} class="number">
-                      {formatNumber(bucket[field])}
-                    </td>
-                  ))}
+                  {countCells(bucket)}
                 </tr>
               ))}
             </tbody>
             <tfoot>
               <tr>
                 <th scope="row">Total</th>
-                {OUTCOMES.map(({ field }) => (
-                  <td key={field} class="number">
-                    {formatNumber(totals[field])}
-                  </td>
-                ))}
+                {countCells(totals)}
               </tr>
             </tfoot>
           </table>
