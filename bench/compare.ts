@@ -27,11 +27,11 @@ import {
   startEmbedded,
   stopDeployment,
 } from './deployments.js';
-import { measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
-import { onCleanup, runBench, stopChild } from './processes.js';
+import { measureAnswered, measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
+import { runBench, scratchDir, stopChild } from './processes.js';
 import { costUs, median } from './report.js';
 import { startAnchor } from './servers.js';
-import { checkPrerequisites, positiveInteger, readSettings, type Settings } from './settings.js';
+import { checkPrerequisites, positiveInteger, shortRunSettings } from './settings.js';
 import type { WrkResult } from './wrk.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -61,17 +61,12 @@ function baselineEnv(): Record<string, string> {
 }
 
 async function main(): Promise<number> {
-  const settings: Settings = {
-    ...readSettings(),
-    seconds: positiveInteger('BENCH_SECONDS', 3),
-    scale: undefined,
-  };
+  const settings = shortRunSettings();
   const pairs = positiveInteger('BENCH_PAIRS', 12);
   const createRounds = positiveInteger('BENCH_CREATE_ROUNDS', 2);
   checkPrerequisites(settings);
   const cli = baselineCli();
-  const dir = fs.mkdtempSync(path.join(settings.tmpdir, 'petstore-bench-compare-'));
-  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = scratchDir(settings.tmpdir, 'petstore-bench-compare-');
   log(
     `bench:compare: this build against ${path.dirname(path.dirname(path.dirname(cli)))} ${JSON.stringify(baselineEnv())}; servers on CPU ${SERVER_CPU}, wrk -c${settings.connections} on CPU ${LOAD_CPU}, ${pairs} pairs of ${settings.seconds} s`,
   );
@@ -108,12 +103,12 @@ async function main(): Promise<number> {
     const order = pair % 2 === 0 ? [0, 1] : [1, 0];
     const runs: WrkResult[] = [];
     for (const index of order) {
-      const run = await measureOnce(settings, targets[index] as Target, get);
-      if (run.non2xx3xx > 0 || run.socketErrors > 0) {
-        throw new Error(
-          `${services[index]?.name}: ${run.non2xx3xx} failed answers, ${run.socketErrors} socket errors`,
-        );
-      }
+      const run = await measureAnswered(
+        settings,
+        targets[index] as Target,
+        get,
+        (services[index] as Embedded).name,
+      );
       runs[index] = run;
       us[index as 0 | 1].push(costUs(run));
       p99[index as 0 | 1].push(run.p99Ms);

@@ -66,6 +66,20 @@ export async function measureOnce(settings: Settings, target: Target, run: Run):
   };
 }
 
+/** A measured run in which every request was answered 2xx or 3xx; otherwise the bench stops, naming `name`. */
+export async function measureAnswered(
+  settings: Settings,
+  target: Target,
+  run: Run,
+  name: string,
+): Promise<Measured> {
+  const result = await measureOnce(settings, target, run);
+  if (result.non2xx3xx > 0 || result.socketErrors > 0) {
+    throw new Error(`${name}: ${result.non2xx3xx} failed answers, ${result.socketErrors} socket errors`);
+  }
+  return result;
+}
+
 export async function measure(settings: Settings, target: Target, run: Run): Promise<Measured> {
   await warmUp(settings, target, run);
   return measureOnce(settings, target, run);

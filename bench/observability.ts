@@ -12,7 +12,6 @@
  * Environment: BENCH_PAIRS (8) pairs per configuration, BENCH_SECONDS (3) per run, BENCH_WARMUP_SECONDS (2),
  * BENCH_CONNECTIONS (50), BENCH_CREATE_ROUNDS (2), BENCH_TMPDIR.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOAD_CPU, SERVER_CPU } from './cpu.js';
@@ -27,11 +26,11 @@ import {
   stopDeployment,
 } from './deployments.js';
 import { request } from './http.js';
-import { measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
-import { onCleanup, runBench, spawnPinned, waitForLine } from './processes.js';
+import { measureAnswered, measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
+import { runBench, scratchDir, spawnPinned, waitForLine } from './processes.js';
 import { costUs, cpuNote, median } from './report.js';
 import { startAnchor } from './servers.js';
-import { checkPrerequisites, positiveInteger, readSettings, type Settings } from './settings.js';
+import { checkPrerequisites, positiveInteger, shortRunSettings } from './settings.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -62,16 +61,11 @@ interface Pairs {
 }
 
 async function main(): Promise<number> {
-  const settings: Settings = {
-    ...readSettings(),
-    seconds: positiveInteger('BENCH_SECONDS', 3),
-    scale: undefined,
-  };
+  const settings = shortRunSettings();
   const pairs = positiveInteger('BENCH_PAIRS', 8);
   const createRounds = positiveInteger('BENCH_CREATE_ROUNDS', 2);
   checkPrerequisites(settings);
-  const dir = fs.mkdtempSync(path.join(settings.tmpdir, 'petstore-bench-obs-'));
-  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = scratchDir(settings.tmpdir, 'petstore-bench-obs-');
   log(
     `bench:observability: servers on CPU ${SERVER_CPU}, wrk -c${settings.connections} and the OTLP sink on CPU ${LOAD_CPU}, ${pairs} pairs of ${settings.seconds} s per configuration`,
   );
@@ -122,12 +116,7 @@ async function main(): Promise<number> {
   for (let pair = 0; pair < pairs; pair += 1) {
     for (const [index, target] of targets.entries()) {
       const anchorRun = await measureOnce(settings, anchorTarget, get);
-      const run = await measureOnce(settings, target, get);
-      if (run.non2xx3xx > 0 || run.socketErrors > 0) {
-        throw new Error(
-          `${services[index]?.name}: ${run.non2xx3xx} failed answers, ${run.socketErrors} socket errors`,
-        );
-      }
+      const run = await measureAnswered(settings, target, get, (services[index] as Embedded).name);
       const entry = measured[index] as Pairs;
       entry.ratios.push(run.rps / anchorRun.rps);
       entry.serviceUs.push(costUs(run));

@@ -1,5 +1,7 @@
 import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 
 const children = new Set<ChildProcess>();
@@ -8,6 +10,13 @@ const cleanups: (() => void)[] = [];
 /** Registers work that must happen however the bench ends (temp files, for example). Runs once, in reverse. */
 export function onCleanup(cleanup: () => void): void {
   cleanups.push(cleanup);
+}
+
+/** A new folder below `parent` for the bench's files (`prefix` and a random tail), removed however it ends. */
+export function scratchDir(parent: string, prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(parent, prefix));
+  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /**

@@ -18,7 +18,6 @@
  * skips it), BENCH_RATE, BENCH_SECONDS (0 skips the sustained run), BENCH_TMPDIR.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../src/clock/index.js';
@@ -32,7 +31,7 @@ import {
 } from '../src/request-log/index.js';
 import { openRequestLogStore, requestLogFile, Sqlite } from '../src/storage/index.js';
 import { createDatabase } from './backends.js';
-import { onCleanup, runBench } from './processes.js';
+import { onCleanup, runBench, scratchDir } from './processes.js';
 import { median } from './report.js';
 import { positiveInteger, wholeNumber } from './settings.js';
 
@@ -170,8 +169,7 @@ async function main(): Promise<number> {
   const now = Date.now();
   log(`bench:request-log: ${rows} rows a store, in batches of ${BATCH}; ${os.cpus()[0]?.model ?? ''}`);
 
-  const dir = fs.mkdtempSync(path.join(process.env.BENCH_TMPDIR ?? os.tmpdir(), 'petstore-bench-log-'));
-  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = scratchDir(process.env.BENCH_TMPDIR ?? os.tmpdir(), 'petstore-bench-log-');
   const database = path.join(dir, 'bench.db');
   const sqlite = await openRequestLogStore({
     kind: 'sqlite',

@@ -26,7 +26,6 @@
  *   BENCH_TMPDIR (the OS temp dir; put it on the disk whose durability you mean to measure),
  *   BENCH_CPU_PROFILE_DIR (unset; when set, each service process writes a --cpu-prof profile there on exit).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { postgresDurability } from './backends.js';
 import { backgroundLoad, LOAD_CPU, SERVER_CPU } from './cpu.js';
@@ -48,7 +47,7 @@ import {
 } from './deployments.js';
 import { diskFlushCounter, isWalFile } from './durability.js';
 import { measure, measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
-import { onCleanup, runBench, stopChild } from './processes.js';
+import { runBench, scratchDir, stopChild } from './processes.js';
 import {
   type CreateOutcome,
   cpuNote,
@@ -198,8 +197,7 @@ async function scaledCreateRun(
 async function main(): Promise<number> {
   const settings = readSettings();
   checkPrerequisites(settings);
-  const dir = fs.mkdtempSync(path.join(settings.tmpdir, 'petstore-bench-'));
-  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = scratchDir(settings.tmpdir, 'petstore-bench-');
 
   log(
     `bench: wrk -c${settings.connections} (one thread per server) on CPU ${LOAD_CPU}, servers on CPU ${SERVER_CPU}, ${settings.rounds} rounds of ${settings.warmupSeconds}+${settings.seconds} s, data in ${dir}`,

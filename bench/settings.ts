@@ -60,6 +60,14 @@ export function readSettings(): Settings {
   };
 }
 
+/**
+ * The settings of a bench that turns configurations about in many short runs on one instance each: runs of
+ * BENCH_SECONDS (3 by default), never the two-instance mode.
+ */
+export function shortRunSettings(): Settings {
+  return { ...readSettings(), seconds: positiveInteger('BENCH_SECONDS', 3), scale: undefined };
+}
+
 /** Fails early, with the fix, when the machine cannot run the method. */
 export function checkPrerequisites(settings: Settings): void {
   if (!commandExists('wrk')) {

@@ -20,16 +20,21 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { Sqlite } from '../src/storage/index.js';
 import { LOAD_CPU, SERVER_CPU } from './cpu.js';
 import { type Embedded, seed, startEmbedded } from './deployments.js';
 import { measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
-import { onCleanup, runBench, runToCompletion, spawnPinned, spawnTracked, waitForLine } from './processes.js';
+import {
+  runBench,
+  runToCompletion,
+  scratchDir,
+  spawnPinned,
+  spawnTracked,
+  waitForLine,
+} from './processes.js';
 import { median } from './report.js';
 import { CLI } from './servers.js';
-import { checkPrerequisites, positiveInteger, readSettings, type Settings } from './settings.js';
+import { checkPrerequisites, positiveInteger, shortRunSettings } from './settings.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const env = { WEBHOOKS_ALLOW_PRIVATE: 'true' };
@@ -135,17 +140,12 @@ function keepBacklog(file: string, endpointId: string, count: number): void {
 }
 
 async function main(): Promise<number> {
-  const settings: Settings = {
-    ...readSettings(),
-    seconds: positiveInteger('BENCH_SECONDS', 3),
-    scale: undefined,
-  };
+  const settings = shortRunSettings();
   const rounds = positiveInteger('BENCH_ROUNDS', 8);
   const backlog = positiveInteger('BENCH_BACKLOG', 100_000);
   const drainSeconds = positiveInteger('BENCH_DRAIN_SECONDS', 300);
   checkPrerequisites(settings);
-  const dir = fs.mkdtempSync(path.join(settings.tmpdir, 'petstore-bench-webhooks-'));
-  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = scratchDir(settings.tmpdir, 'petstore-bench-webhooks-');
   log(
     `bench:webhooks: servers on CPU ${SERVER_CPU}, wrk -c${settings.connections} and the receiver on CPU ${LOAD_CPU}`,
   );
