@@ -12,10 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { launchBrowser } from '../test/support/browser.js';
+import { inFreshContexts, summary } from './browser.js';
 import { startEmbedded } from './deployments.js';
-import { onCleanup, runBench, runToCompletion, spawnTracked } from './processes.js';
-import { median } from './report.js';
+import { runBench, runToCompletion, scratchDir, spawnTracked } from './processes.js';
 import { CLI } from './servers.js';
 import { positiveInteger } from './settings.js';
 
@@ -33,8 +32,6 @@ async function adminToken(env: Record<string, string>): Promise<string> {
   return (JSON.parse(stdout) as { token: string }).token;
 }
 
-const summary = (times: number[]) => `median ${median(times)} ms, slowest ${Math.max(...times)} ms`;
-
 async function main(): Promise<number> {
   const runs = positiveInteger('BENCH_RUNS', 5);
   let gzipped = 0;
@@ -42,8 +39,7 @@ async function main(): Promise<number> {
     gzipped += gzipSync(fs.readFileSync(path.join(BUILT, name))).length;
   log(`console JavaScript + CSS: ${(gzipped / 1024).toFixed(1)} KB gzipped (budget 150 KB)`);
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-bench-console-'));
-  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = scratchDir(os.tmpdir(), 'petstore-bench-console-');
   const service = await startEmbedded(dir, undefined);
   const url = service.servers[0]?.url ?? '';
   const token = await adminToken({ DATABASE_URL: `sqlite:${service.file}` });
@@ -55,13 +51,9 @@ async function main(): Promise<number> {
     });
   }
 
-  const browser = await launchBrowser();
-  onCleanup(() => void browser.close());
   const signInPage: number[] = [];
   const keysPage: number[] = [];
-  for (let run = 0; run <= runs; run += 1) {
-    const context = await browser.newContext();
-    const page = await context.newPage();
+  await inFreshContexts(runs, async (page) => {
     let started = Date.now();
     await page.goto(`${url}/console/keys`);
     await page.getByLabel('Admin token').waitFor();
@@ -73,9 +65,7 @@ async function main(): Promise<number> {
     await page.reload();
     await page.getByRole('link', { name: `key ${KEYS - 1}` }).waitFor();
     keysPage.push(Date.now() - started);
-    await context.close();
-  }
-  await browser.close();
+  });
   const [coldSignIn, coldKeys] = [signInPage.shift(), keysPage.shift()];
   log(`the first run, cold: the sign-in form in ${coldSignIn} ms, the keys list in ${coldKeys} ms`);
   log(`first page usable, the sign-in form: ${summary(signInPage)} (budget 1000 ms)`);

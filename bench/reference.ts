@@ -7,14 +7,11 @@
  * the slowest of BENCH_RUNS runs (5), after one run reported apart: the first pays the warm-up of the browser
  * and the service.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { launchBrowser } from '../test/support/browser.js';
+import { inFreshContexts, summary } from './browser.js';
 import { startEmbedded } from './deployments.js';
-import { onCleanup, runBench } from './processes.js';
-import { median } from './report.js';
+import { runBench, scratchDir } from './processes.js';
 import { positiveInteger } from './settings.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -40,12 +37,9 @@ async function downloads(url: string, page: string, extra: string[]): Promise<Ma
 const total = (sizes: Map<string, number>, keep: (name: string) => boolean = () => true) =>
   [...sizes].filter(([name]) => keep(name)).reduce((sum, [, size]) => sum + size, 0);
 
-const summary = (times: number[]) => `median ${median(times)} ms, slowest ${Math.max(...times)} ms`;
-
 async function main(): Promise<number> {
   const runs = positiveInteger('BENCH_RUNS', 5);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-bench-reference-'));
-  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = scratchDir(os.tmpdir(), 'petstore-bench-reference-');
   const service = await startEmbedded(dir, undefined);
   const url = service.servers[0]?.url ?? '';
 
@@ -57,22 +51,16 @@ async function main(): Promise<number> {
   const key = await downloads(url, '/docs/key', []);
   log(`/docs/key downloads ${kb(total(key))} gzipped`);
 
-  const browser = await launchBrowser();
-  onCleanup(() => void browser.close());
   const rendered: number[] = [];
   const buttons: number[] = [];
-  for (let run = 0; run <= runs; run += 1) {
-    const context = await browser.newContext();
-    const page = await context.newPage();
+  await inFreshContexts(runs, async (page) => {
     const started = Date.now();
     await page.goto(`${url}/docs`);
     await page.locator('#redoc[data-rendered]').waitFor({ timeout: 30_000 });
     rendered.push(Date.now() - started);
     await page.locator('.try-it-open').first().waitFor();
     buttons.push(Date.now() - started);
-    await context.close();
-  }
-  await browser.close();
+  });
   log(
     `the first run, cold: Redoc rendered in ${rendered.shift()} ms, the Try it buttons in ${buttons.shift()} ms`,
   );
