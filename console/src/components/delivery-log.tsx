@@ -7,6 +7,7 @@ import { POLL_MS, useAction, useServerData } from '../../../kit/hooks.js';
 import { api } from '../api.js';
 import { may } from '../session.js';
 import type { DeliveryState, WebhookDelivery } from '../types.js';
+import { RowButton } from './row-button.js';
 import { DeliveryStateBadge } from './state-badges.js';
 
 /** Deliveries shown at first, and added by each "Show older". */
@@ -257,24 +258,17 @@ export function DeliveryLog({
                 class: 'row-actions',
                 cell: (delivery) => (
                   <>
-                    <button
-                      type="button"
-                      class="button-small"
-                      aria-expanded={open.has(delivery.id)}
-                      aria-label={`Attempts of ${delivery.eventId}`}
+                    <RowButton
+                      name={`Attempts of ${delivery.eventId}`}
+                      expanded={open.has(delivery.id)}
                       onClick={() => toggle(delivery.id)}
                     >
                       Attempts
-                    </button>
+                    </RowButton>
                     {may('replayWebhookDelivery') && (
-                      <button
-                        type="button"
-                        class="button-small"
-                        aria-label={`Replay ${delivery.eventId}`}
-                        onClick={() => replay(delivery)}
-                      >
+                      <RowButton name={`Replay ${delivery.eventId}`} onClick={() => replay(delivery)}>
                         Replay
-                      </button>
+                      </RowButton>
                     )}
                   </>
                 ),

@@ -9,6 +9,7 @@ import { useAction, useServerData } from '../../../kit/hooks.js';
 import { ROLE_MEANING, ROLES, type Role } from '../../../src/contract/roles.js';
 import { api } from '../api.js';
 import { IssuedSecret } from '../components/issued-secret.js';
+import { RowButton } from '../components/row-button.js';
 import { issuedSecret } from '../notice.js';
 import { location } from '../router.js';
 import { may, session } from '../session.js';
@@ -125,14 +126,9 @@ export function AdminTokensPage() {
                 cell: (token) =>
                   token.revokedAt === null &&
                   may('revokeAdminToken') && (
-                    <button
-                      type="button"
-                      class="button-small button-danger"
-                      aria-label={`Revoke ${token.name}`}
-                      onClick={() => setRevoking(token)}
-                    >
+                    <RowButton danger name={`Revoke ${token.name}`} onClick={() => setRevoking(token)}>
                       Revoke
-                    </button>
+                    </RowButton>
                   ),
               },
             ]}

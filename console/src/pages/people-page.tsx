@@ -7,6 +7,7 @@ import { formatTime } from '../../../kit/format.js';
 import { useServerData } from '../../../kit/hooks.js';
 import { personName } from '../../../src/contract/roles.js';
 import { api } from '../api.js';
+import { RowButton } from '../components/row-button.js';
 import { notice } from '../notice.js';
 import { location } from '../router.js';
 import { may, session } from '../session.js';
@@ -179,14 +180,13 @@ export function PeoplePage() {
                 cell: (person) =>
                   (person.sessions > 0 || person.tokens.length > 0) &&
                   may('endPersonSessions') && (
-                    <button
-                      type="button"
-                      class="button-small button-danger"
-                      aria-label={`${person.sessions > 0 ? 'End sessions' : 'Revoke tokens'} of ${personName(person)}`}
+                    <RowButton
+                      danger
+                      name={`${person.sessions > 0 ? 'End sessions' : 'Revoke tokens'} of ${personName(person)}`}
                       onClick={() => setEnding(person)}
                     >
                       {person.sessions > 0 ? 'End sessions' : 'Revoke tokens'}
-                    </button>
+                    </RowButton>
                   ),
               },
             ]}
