@@ -27,7 +27,15 @@ import {
   startEmbedded,
   stopDeployment,
 } from './deployments.js';
-import { measureAnswered, measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
+import {
+  anchorTargetOf,
+  measureAnswered,
+  measureOnce,
+  type Run,
+  type Target,
+  targetOf,
+  warmUp,
+} from './measure.js';
 import { runBench, scratchDir, stopChild } from './processes.js';
 import { costUs, median } from './report.js';
 import { startAnchor } from './servers.js';
@@ -86,12 +94,7 @@ async function main(): Promise<number> {
   for (const target of targets) await warmUp(settings, target, get);
   // Bare Fastify sending the same bytes, run within each pair: each build's own work is its CPU less this.
   const fastify = await startAnchor(dir, 'fastify-anchor', after.body, { headers: after.headers }, 'fastify');
-  const fastifyTarget = targetOf(dir, {
-    name: 'bare Fastify',
-    servers: [fastify],
-    key: current.key,
-    backends: false,
-  });
+  const fastifyTarget = anchorTargetOf(dir, 'bare Fastify', fastify, current.key);
   await warmUp(settings, fastifyTarget, get);
 
   const ratios: number[] = [];

@@ -34,6 +34,14 @@ export function targetOf(dir: string, deployment: Deployment | Scaled): Target {
   return 'counters' in deployment ? { ...target, counters: deployment.counters } : target;
 }
 
+/**
+ * An anchor's target: one bare server, named `name`, loaded with the service's request bytes, its `key`
+ * included (the anchor ignores it), and no backends.
+ */
+export function anchorTargetOf(dir: string, name: string, server: Server, key: string): Target {
+  return targetOf(dir, { name, servers: [server], key, backends: false });
+}
+
 export type Run = { script: 'get' | 'create'; headers?: string[] };
 
 function wrkRun(settings: Settings, target: Target, run: Run, seconds: number) {

@@ -26,7 +26,15 @@ import {
   stopDeployment,
 } from './deployments.js';
 import { request } from './http.js';
-import { measureAnswered, measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
+import {
+  anchorTargetOf,
+  measureAnswered,
+  measureOnce,
+  type Run,
+  type Target,
+  targetOf,
+  warmUp,
+} from './measure.js';
 import { runBench, scratchDir, spawnPinned, waitForLine } from './processes.js';
 import { costUs, cpuNote, median } from './report.js';
 import { startAnchor } from './servers.js';
@@ -104,12 +112,7 @@ async function main(): Promise<number> {
     await warmUp(settings, target, get);
     targets.push(target);
   }
-  const anchorTarget = targetOf(dir, {
-    name: 'anchor',
-    servers: [anchor],
-    key: reference.key,
-    backends: false,
-  });
+  const anchorTarget = anchorTargetOf(dir, 'anchor', anchor, reference.key);
   await warmUp(settings, anchorTarget, get);
 
   const measured: Pairs[] = services.map(() => ({ ratios: [], serviceUs: [], anchorUs: [] }));

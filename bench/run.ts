@@ -46,7 +46,7 @@ import {
   stopDeployment,
 } from './deployments.js';
 import { diskFlushCounter, isWalFile } from './durability.js';
-import { measure, measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
+import { anchorTargetOf, measure, measureOnce, type Run, type Target, targetOf, warmUp } from './measure.js';
 import { runBench, scratchDir, stopChild } from './processes.js';
 import {
   type CreateOutcome,
@@ -229,7 +229,7 @@ async function main(): Promise<number> {
   log(`list: ${list.body.length} bytes, ETag ${list.etag}, ${Object.keys(list.headers).length} headers`);
   // The anchors get the same request bytes, key included, and ignore them.
   const anchorTarget = (name: string, server: Server) =>
-    firstLoad(settings, targetOf(dir, { name, servers: [server], key: embedded.key, backends: false }));
+    firstLoad(settings, anchorTargetOf(dir, name, server, embedded.key));
   const targets: Targets = {
     anchor: await anchorTarget('anchor', anchors.identical),
     bodyAnchor: await anchorTarget('body-anchor', anchors.bodyOnly),
