@@ -70,13 +70,11 @@ function typeOf(schema: Json | undefined): unknown {
   return types.size === 1 ? [...types][0] : undefined;
 }
 
+/** Says where a breaking change is, and what it is. */
+type Report = (where: string, change: string) => void;
+
 /** What breaks a schema whichever way it travels: its type changed, or an enumeration lost values. */
-function narrowedEither(
-  before: Json,
-  after: Json,
-  where: string,
-  out: (where: string, change: string) => void,
-) {
+function narrowedEither(before: Json, after: Json, where: string, out: Report) {
   if (typeOf(before) !== typeOf(after) && typeOf(before) !== undefined) {
     out(where, `type ${String(typeOf(before))} became ${String(typeOf(after))}`);
   }
@@ -89,18 +87,10 @@ function narrowedEither(
 }
 
 /**
- * What narrows in a schema that clients send (a request body, a parameter): a type that changed, a bound
- * that tightened, an enumeration that lost values, a field that became required or disappeared (a client
- * that sends it gets a 400: unknown fields are refused).
+ * What narrows in a schema that clients send (a request body, a parameter), beside its fields: a bound
+ * that tightened, a pattern, a field that became required.
  */
-function narrowedInput(
-  before: Json | undefined,
-  after: Json | undefined,
-  where: string,
-  out: (where: string, change: string) => void,
-) {
-  if (before === undefined || after === undefined) return;
-  narrowedEither(before, after, where, out);
+function narrowedInput(before: Json, after: Json, where: string, out: Report) {
   const tighter: [string, (a: number, b: number) => boolean][] = [
     ['maxLength', (a, b) => b < a],
     ['maximum', (a, b) => b < a],
@@ -118,45 +108,51 @@ function narrowedInput(
   }
   if (after.pattern !== undefined && after.pattern !== before.pattern)
     out(where, `pattern ${String(after.pattern)}`);
-  const wasProperties = (before.properties ?? {}) as Record<string, Json>;
-  const nowProperties = (after.properties ?? {}) as Record<string, Json>;
   const wasRequired = new Set((before.required ?? []) as string[]);
   for (const name of (after.required ?? []) as string[]) {
     if (!wasRequired.has(name)) out(`${where}.${name}`, 'became required');
   }
-  for (const [name, property] of Object.entries(wasProperties)) {
-    if (!(name in nowProperties)) out(`${where}.${name}`, 'removed');
-    else narrowedInput(property, nowProperties[name], `${where}.${name}`, out);
-  }
-  if (before.items !== undefined) narrowedInput(before.items as Json, after.items as Json, `${where}[]`, out);
 }
 
-/**
- * What a client that reads an answer loses: a field that disappeared or stopped being always there, a type
- * that changed, an enumeration value removed (the policy lists every removed value as breaking). A new
- * field or a new enumeration value is not: the policy asks clients to ignore fields and tolerate values they
- * do not know, as GitHub's and Stripe's do.
- */
-function narrowedOutput(
-  before: Json | undefined,
-  after: Json | undefined,
-  where: string,
-  out: (where: string, change: string) => void,
-) {
-  if (before === undefined || after === undefined) return;
-  narrowedEither(before, after, where, out);
-  const wasProperties = (before.properties ?? {}) as Record<string, Json>;
+/** What a client that reads an answer loses, beside its fields' own changes: a field no longer always there. */
+function narrowedOutput(before: Json, after: Json, where: string, out: Report) {
   const nowProperties = (after.properties ?? {}) as Record<string, Json>;
   const nowRequired = new Set((after.required ?? []) as string[]);
   for (const name of (before.required ?? []) as string[]) {
     if (!nowRequired.has(name))
       out(`${where}.${name}`, name in nowProperties ? 'no longer always present' : 'removed');
   }
+}
+
+/**
+ * What narrows in a schema, its fields and its items, by the way it travels. One that clients send (a
+ * request body, a parameter) narrows with a type that changed, a bound that tightened, an enumeration that
+ * lost values, a field that became required or disappeared (a client that sends it gets a 400: unknown
+ * fields are refused). One that clients read (an answer) narrows with a field that disappeared or stopped
+ * being always there, a type that changed, an enumeration value removed (the policy lists every removed
+ * value as breaking). A new field or a new enumeration value in an answer is not: the policy asks clients
+ * to ignore fields and tolerate values they do not know, as GitHub's and Stripe's do.
+ */
+function narrowed(
+  travels: 'sent' | 'read',
+  before: Json | undefined,
+  after: Json | undefined,
+  where: string,
+  out: Report,
+) {
+  if (before === undefined || after === undefined) return;
+  narrowedEither(before, after, where, out);
+  if (travels === 'sent') narrowedInput(before, after, where, out);
+  else narrowedOutput(before, after, where, out);
+  const wasProperties = (before.properties ?? {}) as Record<string, Json>;
+  const nowProperties = (after.properties ?? {}) as Record<string, Json>;
   for (const [name, property] of Object.entries(wasProperties)) {
-    if (name in nowProperties) narrowedOutput(property, nowProperties[name], `${where}.${name}`, out);
+    if (name in nowProperties) narrowed(travels, property, nowProperties[name], `${where}.${name}`, out);
+    // An answer's field removed is told only when it was required (narrowedOutput): an optional one was never promised.
+    else if (travels === 'sent') out(`${where}.${name}`, 'removed');
   }
   if (before.items !== undefined)
-    narrowedOutput(before.items as Json, after.items as Json, `${where}[]`, out);
+    narrowed(travels, before.items as Json, after.items as Json, `${where}[]`, out);
 }
 
 function operationsOf(document: Json): Map<string, Json> {
@@ -229,7 +225,13 @@ export function breakingChanges(released: Json, current: Json, now: number): Bre
       const kept = nowParameters.get(key);
       if (kept === undefined) out(`parameter ${key}`, 'removed');
       else
-        narrowedInput(before(parameter.schema) as Json, after(kept.schema) as Json, `parameter ${key}`, out);
+        narrowed(
+          'sent',
+          before(parameter.schema) as Json,
+          after(kept.schema) as Json,
+          `parameter ${key}`,
+          out,
+        );
     }
     for (const [key, parameter] of nowParameters) {
       if (parameter.required === true && wasParameters.get(key)?.required !== true)
@@ -238,7 +240,7 @@ export function breakingChanges(released: Json, current: Json, now: number): Bre
     const wasBody = bodySchema(before(was.requestBody) as Json | undefined);
     const nowBody = bodySchema(after(operation.requestBody) as Json | undefined);
     if (wasBody !== undefined && nowBody === undefined) out('request body', 'removed');
-    narrowedInput(before(wasBody) as Json, after(nowBody) as Json, 'request body', out);
+    narrowed('sent', before(wasBody) as Json, after(nowBody) as Json, 'request body', out);
     const wasResponses = (was.responses ?? {}) as Record<string, Json>;
     const nowResponses = (operation.responses ?? {}) as Record<string, Json>;
     for (const [status, response] of Object.entries(wasResponses)) {
@@ -246,7 +248,8 @@ export function breakingChanges(released: Json, current: Json, now: number): Bre
         out(`response ${status}`, 'removed');
         continue;
       }
-      narrowedOutput(
+      narrowed(
+        'read',
         bodySchema(before(response) as Json),
         bodySchema(after(nowResponses[status]) as Json),
         `response ${status}`,
