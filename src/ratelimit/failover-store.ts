@@ -56,12 +56,7 @@ export class FailoverRateLimitStore implements RateLimitStore {
       this.#outage.succeeded();
       return decision;
     } catch (error) {
-      this.#outage.failed(storeProblem(error), begun);
-      if (this.#mode === 'closed') {
-        throw new ApiError('service_unavailable', 'Rate limiting is unavailable; retry shortly', {
-          'retry-after': '1',
-        });
-      }
+      this.#primaryFailed(error, begun);
       this.#failOpen.inc();
       return this.#fallback.hit(subject, limits, now, ban);
     }
@@ -74,13 +69,21 @@ export class FailoverRateLimitStore implements RateLimitStore {
       this.#outage.succeeded();
       return decision;
     } catch (error) {
-      this.#outage.failed(storeProblem(error), begun);
-      if (this.#mode === 'closed') {
-        throw new ApiError('service_unavailable', 'Rate limiting is unavailable; retry shortly', {
-          'retry-after': '1',
-        });
-      }
+      this.#primaryFailed(error, begun);
       return this.#fallback.peek(subject, limits, now);
+    }
+  }
+
+  /**
+   * The policy, for a call to the shared store that failed: the outage is logged; `closed` refuses the
+   * request, `open` returns and the caller counts on this instance's store.
+   */
+  #primaryFailed(error: unknown, begun: number): void {
+    this.#outage.failed(storeProblem(error), begun);
+    if (this.#mode === 'closed') {
+      throw new ApiError('service_unavailable', 'Rate limiting is unavailable; retry shortly', {
+        'retry-after': '1',
+      });
     }
   }
 
