@@ -97,6 +97,9 @@ export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
   };
 }
 
+/** Moves the version of the credentials (API keys and admin tokens) that every server polls. */
+export const BUMP_CREDENTIALS_VERSION = 'UPDATE api_keys_version SET version = version + 1 WHERE id = 1';
+
 /** The columns of a new key's row, in the order both backends' INSERT lists them (API_KEY_COLUMNS). */
 export const API_KEY_COLUMNS =
   '(id, name, plan, per_minute, per_day, env, prefix, digest, created_at, revoked_at, scopes, expires_at, budget_id)';

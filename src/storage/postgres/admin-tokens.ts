@@ -10,45 +10,30 @@ import {
   toAdminTokenRecord,
   toPersonToken,
 } from '../identity-rows.js';
-import { type Queryable, transaction } from './transaction.js';
-
-const BUMP = 'UPDATE api_keys_version SET version = version + 1 WHERE id = 1';
+import { postgresCredentialChanges } from './credentials.js';
+import type { Queryable } from './transaction.js';
 
 /** Admin tokens in PostgreSQL; every change bumps the credentials' version and is audited in its transaction. */
 export function postgresAdminTokens(
   pool: pg.Pool,
   audit: { append(db: Queryable, entry: AuditEntry): Promise<void> },
 ): AdminTokenRepository {
+  const { change, revoker } = postgresCredentialChanges(pool, audit);
   return {
     async insert(record, entry) {
-      await transaction(pool, async (client) => {
+      await change(entry, async (client) => {
         await client.query(
           `INSERT INTO admin_tokens (${ADMIN_TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
           adminTokenValues(record),
         );
-        await client.query(BUMP);
-        await audit.append(client, entry);
+        return true;
       });
     },
     async list() {
       const { rows } = await pool.query<AdminTokenRow>('SELECT * FROM admin_tokens ORDER BY created_at, id');
       return rows.map(toAdminTokenRecord);
     },
-    async revoke(id, at, entry) {
-      const revoked = await transaction(pool, async (client) => {
-        const { rowCount } = await client.query(
-          'UPDATE admin_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
-          [at, id],
-        );
-        if ((rowCount ?? 0) === 0) return false;
-        await client.query(BUMP);
-        await audit.append(client, entry);
-        return true;
-      });
-      if (revoked) return true;
-      const { rowCount } = await pool.query('SELECT 1 FROM admin_tokens WHERE id = $1', [id]);
-      return (rowCount ?? 0) > 0;
-    },
+    revoke: revoker('admin_tokens'),
     async madeByPeople() {
       const { rows } = await pool.query<PersonTokenRow>(PEOPLE_TOKENS_SQL);
       return rows.map(toPersonToken);

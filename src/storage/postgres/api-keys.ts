@@ -10,9 +10,9 @@ import {
   rotatable,
   toApiKeyRecord,
 } from '../rows.js';
-import { type Queryable, transaction } from './transaction.js';
+import { postgresCredentialChanges } from './credentials.js';
+import type { Queryable } from './transaction.js';
 
-const BUMP = 'UPDATE api_keys_version SET version = version + 1 WHERE id = 1';
 const VALUES = Array.from({ length: 13 }, (_value, index) => `$${index + 1}`).join(', ');
 
 /**
@@ -24,16 +24,7 @@ export function postgresApiKeys(
   pool: pg.Pool,
   audit: { append(db: Queryable, entry: AuditEntry): Promise<void> },
 ): ApiKeyRepository {
-  /** Runs a change in one transaction; when it changed a row, bumps the version and audits it. */
-  const change = (entry: AuditEntry, run: (client: pg.PoolClient) => Promise<boolean>) =>
-    transaction(pool, async (client) => {
-      const changed = await run(client);
-      if (changed) {
-        await client.query(BUMP);
-        await audit.append(client, entry);
-      }
-      return changed;
-    });
+  const { change, revoker } = postgresCredentialChanges(pool, audit);
   const rowCount = async (client: Queryable, sql: string, values: unknown[]) =>
     ((await client.query(sql, values)).rowCount ?? 0) > 0;
   const get = async (db: Queryable, id: string) => {
@@ -88,20 +79,7 @@ export function postgresApiKeys(
         );
         return true;
       }),
-    async revoke(id, at, entry) {
-      // Revoking twice keeps the first time, and records nothing the second.
-      if (
-        await change(entry, (client) =>
-          rowCount(client, 'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
-            at,
-            id,
-          ]),
-        )
-      ) {
-        return true;
-      }
-      return (await get(pool, id)) !== undefined;
-    },
+    revoke: revoker('api_keys'),
     unban: (id, at, entry) =>
       change(entry, (client) =>
         // A ban belongs to the budget, which the keys a rotation links share.

@@ -11,6 +11,7 @@ import {
   toAdminTokenRecord,
   toSessionRecord,
 } from '../identity-rows.js';
+import { BUMP_CREDENTIALS_VERSION } from '../rows.js';
 import { type Queryable, transaction } from './transaction.js';
 
 /** Console sessions in PostgreSQL, so that every instance accepts them; start and end audited in their transaction. */
@@ -69,7 +70,7 @@ export function postgresSessions(
         const listed = revoking === undefined ? {} : { revokedTokens: revoked.map((token) => token.id) };
         await audit.append(client, { ...entry, details: { ...entry.details, ended, ...listed } });
         if (revoking !== undefined && revoked.length > 0) {
-          await client.query('UPDATE api_keys_version SET version = version + 1 WHERE id = 1');
+          await client.query(BUMP_CREDENTIALS_VERSION);
           for (const token of revoked) await audit.append(client, revoking(token.id));
         }
         return { ended, revoked };

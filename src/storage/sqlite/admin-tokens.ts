@@ -9,6 +9,7 @@ import {
   toAdminTokenRecord,
   toPersonToken,
 } from '../identity-rows.js';
+import { sqliteCredentialChanges } from './credentials.js';
 import { type Database, preparedAtFirstUse } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -25,32 +26,18 @@ export function sqliteAdminTokens(
   );
   const madeByPeople = preparedAtFirstUse<[], PersonTokenRow>(db, PEOPLE_TOKENS_SQL);
   const select = db.prepare<[], AdminTokenRow>('SELECT * FROM admin_tokens ORDER BY created_at, id');
-  const revoke = db.prepare<[string, string]>(
-    'UPDATE admin_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
-  );
-  const exists = db.prepare<[string], number>('SELECT 1 FROM admin_tokens WHERE id = ?').pluck();
-  const bump = db.prepare('UPDATE api_keys_version SET version = version + 1 WHERE id = 1');
+  const { change, revoker } = sqliteCredentialChanges(db, writes, audit);
   return {
     async insert(record, entry) {
-      await writes.run(() => {
+      await change(entry, () => {
         insert().run(...adminTokenValues(record));
-        bump.run();
-        audit.append(entry);
+        return true;
       });
     },
     async list() {
       return select.all().map(toAdminTokenRecord);
     },
-    revoke(id, at, entry) {
-      return writes.run(() => {
-        if (revoke.run(at, id).changes > 0) {
-          bump.run();
-          audit.append(entry);
-          return true;
-        }
-        return exists.get(id) !== undefined;
-      });
-    },
+    revoke: revoker('admin_tokens'),
     async madeByPeople() {
       return madeByPeople().all().map(toPersonToken);
     },

@@ -9,6 +9,7 @@ import {
   rotatable,
   toApiKeyRecord,
 } from '../rows.js';
+import { sqliteCredentialChanges } from './credentials.js';
 import type { Database } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -31,10 +32,6 @@ export function sqliteApiKeys(
   );
   const select = db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
   const byId = db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE id = ?');
-  const exists = db.prepare<[string], number>('SELECT 1 FROM api_keys WHERE id = ?').pluck();
-  const revoke = db.prepare<[string, string]>(
-    'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
-  );
   const endForRotation = db.prepare<[string, string, string, string]>(
     `UPDATE api_keys SET expires_at = ?, replaced_by = ?
      WHERE id = ? AND ${rotatable('?')}`,
@@ -45,19 +42,8 @@ export function sqliteApiKeys(
      WHERE budget_id = (SELECT budget_id FROM api_keys WHERE id = ?)`,
   );
   const recordBan = db.prepare<[string, string]>('UPDATE api_keys SET banned_until = ? WHERE budget_id = ?');
-  const bump = db.prepare('UPDATE api_keys_version SET version = version + 1 WHERE id = 1');
   const version = db.prepare<[], number>('SELECT version FROM api_keys_version WHERE id = 1').pluck();
-
-  /** Runs a change in the next group transaction; when it changed a row, bumps the version and audits it. */
-  const change = (entry: AuditEntry, run: () => boolean) =>
-    writes.run(() => {
-      const changed = run();
-      if (changed) {
-        bump.run();
-        audit.append(entry);
-      }
-      return changed;
-    });
+  const { change, revoker } = sqliteCredentialChanges(db, writes, audit);
 
   return {
     async insert(record, entry) {
@@ -91,17 +77,7 @@ export function sqliteApiKeys(
         insert.run(...apiKeyValues(successor));
         return true;
       }),
-    revoke(id, at, entry) {
-      // Revoking twice keeps the first time, and records nothing the second.
-      return writes.run(() => {
-        if (revoke.run(at, id).changes > 0) {
-          bump.run();
-          audit.append(entry);
-          return true;
-        }
-        return exists.get(id) !== undefined;
-      });
-    },
+    revoke: revoker('api_keys'),
     unban: (id, at, entry) => change(entry, () => unban.run(at, id).changes > 0),
     async recordBan(budgetId, until) {
       await writes.run(() => recordBan.run(until, budgetId));

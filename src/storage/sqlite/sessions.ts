@@ -10,6 +10,7 @@ import {
   toAdminTokenRecord,
   toSessionRecord,
 } from '../identity-rows.js';
+import { BUMP_CREDENTIALS_VERSION } from '../rows.js';
 import { type Database, preparedAtFirstUse } from './driver.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -47,7 +48,7 @@ export function sqliteSessions(
     db,
     REVOKE_MADE_BY_SQL.replace(/\$\d+/g, '?'),
   );
-  const bump = db.prepare('UPDATE api_keys_version SET version = version + 1 WHERE id = 1');
+  const bump = db.prepare(BUMP_CREDENTIALS_VERSION);
   const prune = db.prepare<[string, string]>(
     'DELETE FROM admin_sessions WHERE ended_at < ? OR expires_at < ?',
   );
