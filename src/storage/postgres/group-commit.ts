@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { type Settled, settle, type WaitingWrite } from '../group-commit.js';
 import { releaseAfter } from './transaction.js';
 
 /** The NOTIFY statements of a batch's successful writes, each channel once, to run before its COMMIT. */
@@ -24,14 +25,10 @@ function inOneWrite<T>(client: pg.PoolClient, send: () => T): T {
   }
 }
 
-type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
-
-interface PendingWrite {
+interface PendingWrite extends WaitingWrite {
   work: (client: pg.PoolClient) => Promise<unknown>;
   /** A LISTEN channel to notify in the batch's transaction when this write succeeds. */
   notify: string | undefined;
-  resolve: (value: never) => void;
-  reject: (error: unknown) => void;
 }
 
 /**
@@ -111,11 +108,7 @@ export class PostgresGroupCommit {
       for (const write of batch) write.reject(error);
       return;
     }
-    batch.forEach((write, index) => {
-      const result = results[index] as Settled;
-      if (result.ok) write.resolve(result.value as never);
-      else write.reject(result.error);
-    });
+    settle(batch, results);
   }
 
   /**

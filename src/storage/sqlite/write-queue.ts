@@ -1,12 +1,9 @@
+import { type Settled, settle, type WaitingWrite } from '../group-commit.js';
 import type { Database, Statement } from './driver.js';
 
-type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
-
-interface PendingWrite {
+interface PendingWrite extends WaitingWrite {
   work: () => unknown;
   durable: boolean;
-  resolve: (value: never) => void;
-  reject: (error: unknown) => void;
 }
 
 /**
@@ -76,11 +73,7 @@ export class WriteQueue {
       for (const write of batch) write.reject(error);
       return;
     }
-    batch.forEach((write, index) => {
-      const result = results[index] as Settled;
-      if (result.ok) write.resolve(result.value as never);
-      else write.reject(result.error);
-    });
+    settle(batch, results);
   }
 
   #runBatch(batch: PendingWrite[]): Settled[] {
