@@ -1,6 +1,7 @@
 import type { Role } from '../contract/index.js';
 import type { AdminTokenRecord, PersonToken, SessionRecord } from '../identity/index.js';
 import type { OidcLogin, PersonRecord } from '../people/index.js';
+import type { RowOf } from './rows.js';
 
 /**
  * The rows of who calls the admin API (admin tokens, console sessions, people and their sign-ins under way)
@@ -90,18 +91,7 @@ export const toPersonToken = (row: PersonTokenRow): PersonToken => ({
 export const oldestFirst = (records: AdminTokenRecord[]): AdminTokenRecord[] =>
   records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 
-export interface SessionRow {
-  digest: string;
-  token_id: string | null;
-  person_id: string | null;
-  role: Role | null;
-  refresh_token: string | null;
-  checked_at: string | null;
-  created_at: string;
-  last_seen_at: string;
-  expires_at: string;
-  ended_at: string | null;
-}
+export type SessionRow = RowOf<SessionRecord>;
 
 export function toSessionRecord(row: SessionRow): SessionRecord {
   return {
@@ -152,17 +142,8 @@ export const PEOPLE_LIST_SQL = `SELECT people.*, (SELECT count(*) FROM admin_ses
     WHERE person_id = people.id AND ended_at IS NULL AND expires_at > $1 AND last_seen_at > $2) AS sessions
   FROM people ORDER BY last_sign_in_at DESC, id`;
 
-export interface PersonRow {
-  id: string;
-  issuer: string;
-  subject: string;
-  email: string | null;
-  name: string | null;
-  role: Role;
-  first_sign_in_at: string;
-  last_sign_in_at: string;
-  sessions?: number | string;
-}
+/** A person's row; `sessions`, their live sessions, where the list counts them (a string from PostgreSQL's count). */
+export type PersonRow = RowOf<PersonRecord> & { sessions?: number | string };
 
 export function toPersonRecord(row: PersonRow): PersonRecord {
   return {
@@ -177,13 +158,7 @@ export function toPersonRecord(row: PersonRow): PersonRecord {
   };
 }
 
-export interface OidcLoginRow {
-  state: string;
-  binding: string;
-  verifier: string;
-  nonce: string;
-  created_at: string;
-}
+export type OidcLoginRow = RowOf<OidcLogin>;
 
 export const toOidcLogin = (row: OidcLoginRow): OidcLogin => ({
   state: row.state,

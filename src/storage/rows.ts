@@ -9,6 +9,14 @@ import type { IdempotencyRecord } from './types.js';
  * uses: one mapping each, for SQLite and PostgreSQL alike.
  */
 
+/** A field's name as its column's: `createdAt`, `created_at`. */
+type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`
+  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeCase<Tail>}`
+  : S;
+
+/** The row of a record stored as it is: each field in the column of its name in snake case, of its type. */
+export type RowOf<T> = { [K in keyof T & string as SnakeCase<K>]: T[K] };
+
 export interface CategoryRow {
   id: number;
   name: string;
