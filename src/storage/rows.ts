@@ -267,32 +267,6 @@ export function toDomainRecord(row: DomainRow): DomainRecord {
   };
 }
 
-export const DOMAIN_COLUMNS =
-  '(name, source, is_primary, redirect_to, redirect_status, state, reason, fix, token, added_at, state_since, ' +
-  'checked_at, next_check_at, last_check, certificate_issuer, certificate_expires_at)';
-
-/** A domain's values in the order of `DOMAIN_COLUMNS`. */
-export function domainValues(record: DomainRecord): (string | number | null)[] {
-  return [
-    record.name,
-    record.source,
-    record.primary ? 1 : 0,
-    record.redirectTo,
-    record.redirectStatus,
-    record.state,
-    record.reason,
-    record.fix,
-    record.token,
-    record.addedAt,
-    record.stateSince,
-    record.checkedAt,
-    record.nextCheckAt,
-    record.lastCheck,
-    record.certificate?.issuer ?? null,
-    record.certificate?.expiresAt ?? null,
-  ];
-}
-
 /** The columns a check writes, in the order of `domainCheckValues`. */
 export const DOMAIN_CHECK_COLUMNS = [
   'state',
@@ -317,6 +291,23 @@ export function domainCheckValues(result: DomainCheckResult): (string | null)[] 
     result.lastCheck,
     result.certificate?.issuer ?? null,
     result.certificate?.expiresAt ?? null,
+  ];
+}
+
+/** The columns of a new domain: its own, then those a check writes. */
+export const DOMAIN_COLUMNS = `(name, source, is_primary, redirect_to, redirect_status, token, added_at, ${DOMAIN_CHECK_COLUMNS.join(', ')})`;
+
+/** A domain's values in the order of `DOMAIN_COLUMNS`. */
+export function domainValues(record: DomainRecord): (string | number | null)[] {
+  return [
+    record.name,
+    record.source,
+    record.primary ? 1 : 0,
+    record.redirectTo,
+    record.redirectStatus,
+    record.token,
+    record.addedAt,
+    ...domainCheckValues(record),
   ];
 }
 
