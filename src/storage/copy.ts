@@ -65,19 +65,24 @@ function describe(config: StorageConfig): string {
   return config.kind === 'sqlite' ? path.resolve(config.file) : printableUrl(config.url);
 }
 
+/** Opens an end of the copy, held to this release's schema (`checkSchema`): closed again when it is not. */
+async function openEnd(config: StorageConfig, role: 'source' | 'target'): Promise<End> {
+  const end = config.kind === 'sqlite' ? sqliteEnd(config.file) : await postgresEnd(config.url);
+  try {
+    await checkSchema(end, role, config);
+    return end;
+  } catch (error) {
+    await end.close();
+    throw error;
+  }
+}
+
 /** Opens the source without changing it: it must exist and hold the current schema, and nothing else. */
 async function openSource(config: StorageConfig): Promise<End> {
   if (config.kind === 'sqlite' && !fs.existsSync(config.file)) {
     throw new CopyError(`no database at ${describe(config)} to copy from`);
   }
-  const source = config.kind === 'sqlite' ? sqliteEnd(config.file) : await postgresEnd(config.url);
-  try {
-    await checkSchema(source, 'source', config);
-    return source;
-  } catch (error) {
-    await source.close();
-    throw error;
-  }
+  return openEnd(config, 'source');
 }
 
 /** Refuses an end without this release's schema: another version, none, or (SQLite) other objects. */
@@ -112,14 +117,7 @@ async function openTarget(config: StorageConfig): Promise<End> {
       ? createSqliteStorage({ file: config.file, dataDir: config.dataDir, createDatabase: true })
       : await createPostgresStorage({ url: config.url, poolSize: 1, createDatabase: true });
   await storage.close();
-  const target = config.kind === 'sqlite' ? sqliteEnd(config.file) : await postgresEnd(config.url);
-  try {
-    await checkSchema(target, 'target', config);
-    return target;
-  } catch (error) {
-    await target.close();
-    throw error;
-  }
+  return openEnd(config, 'target');
 }
 
 /** Stops a copy whose release does not know every table of the schema: it would leave one behind. */
