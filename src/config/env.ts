@@ -9,6 +9,10 @@ const DAYS = '^([1-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$';
 /** Whole days, 7 to 366. */
 const WEEK_OR_MORE = '^([7-9]|[1-9]\\d|[1-2]\\d\\d|3[0-5]\\d|36[0-6])$';
 
+/** A switch, `on` or `off`, and its default; `description` where it says more than that. */
+const onOff = (byDefault: 'on' | 'off', description = 'on or off') =>
+  Type.Union([Type.Literal('on'), Type.Literal('off')], { default: byDefault, description });
+
 /** One `group=role` of `OIDC_ROLES`: a group's name (no `=` or `,`; spaces inside it kept) and a role. */
 const GROUP_ROLE = ' *[^=, ][^=,]*= *(owner|admin|support|viewer) *';
 
@@ -89,14 +93,8 @@ export const EnvSchema = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
   ),
-  ACCESS_LOG: Type.Union([Type.Literal('on'), Type.Literal('off')], {
-    default: 'on',
-    description: 'on or off',
-  }),
-  REQUEST_LOG: Type.Union([Type.Literal('on'), Type.Literal('off')], {
-    default: 'on',
-    description: 'on or off',
-  }),
+  ACCESS_LOG: onOff('on'),
+  REQUEST_LOG: onOff('on'),
   REQUEST_LOG_DAYS: Type.String({
     pattern: DAYS,
     default: '7',
@@ -137,10 +135,7 @@ export const EnvSchema = Type.Object({
     default: 'letsencrypt.org',
     description: "the domain name of the TLS front's certificate authority, as CAA records name it",
   }),
-  DOMAINS_REQUIRE_TXT: Type.Union([Type.Literal('on'), Type.Literal('off')], {
-    default: 'off',
-    description: 'on or off',
-  }),
+  DOMAINS_REQUIRE_TXT: onOff('off'),
   WEBHOOKS_ALLOW_PRIVATE: Type.Union([Type.Literal('true'), Type.Literal('false')], {
     default: 'false',
     description: 'true or false: true lets webhook endpoints be loopback, private or link-local addresses',
@@ -223,11 +218,10 @@ export const EnvSchema = Type.Object({
         'a testing aid: how often, in ms, a person’s session is checked with their provider (5 minutes)',
     }),
   ),
-  CONSOLE_TOKEN_SIGNIN: Type.Union([Type.Literal('on'), Type.Literal('off')], {
-    default: 'on',
-    description:
-      'on or off: whether the console takes an admin token to sign in (the CLI’s tokens work either way)',
-  }),
+  CONSOLE_TOKEN_SIGNIN: onOff(
+    'on',
+    'on or off: whether the console takes an admin token to sign in (the CLI’s tokens work either way)',
+  ),
   CORS_ORIGINS: Type.Optional(
     Type.String({
       // `*`, or origins such as https://app.example.com or http://localhost:3000, comma-separated.
