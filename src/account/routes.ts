@@ -6,7 +6,7 @@ import {
   type OperationId,
   type UsageDay,
 } from '../contract/index.js';
-import { ApiError } from '../errors/index.js';
+import { answeringRefusals } from '../errors/index.js';
 import type { OperationHandlers } from '../http/index.js';
 import {
   type Authenticator,
@@ -31,16 +31,11 @@ const windowOf = (window: { limit: number; remaining: number; resetAt: number })
 });
 
 /** The key manager's refusals of a change to the calling key, as the API answers them. */
-async function checked<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof KeyRotatedError) throw new ApiError('key_rotated', error.message);
-    if (error instanceof KeyRevokedError) throw new ApiError('key_revoked', error.message);
-    if (error instanceof KeyExpiredError) throw new ApiError('key_expired', error.message);
-    throw error;
-  }
-}
+const checked = answeringRefusals([
+  [KeyRotatedError, 'key_rotated'],
+  [KeyRevokedError, 'key_revoked'],
+  [KeyExpiredError, 'key_expired'],
+]);
 
 /**
  * The calling key's own operations, which reach no other key: `GET /v1/key` (the key, its windows as the

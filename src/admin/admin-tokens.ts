@@ -1,5 +1,5 @@
 import { type AdminTokenView, roleAllows } from '../contract/index.js';
-import { ApiError } from '../errors/index.js';
+import { ApiError, answeringRefusals } from '../errors/index.js';
 import type { AdminHandlers } from '../http/index.js';
 import {
   type AdminAuthenticator,
@@ -21,6 +21,9 @@ const tokenView = (
 ): AdminTokenView => ({ ...shown, createdBy: tokenMaker(createdBy, names) });
 
 const noToken = (id: string) => new ApiError('not_found', `No admin token has the id ${id}`);
+
+/** The manager's refusals (a name it will not take) as the admin API answers them. */
+const checked = answeringRefusals([[KeyInputError, 'validation_failed']]);
 
 /**
  * The handlers of the admin tokens' operations: the manager `petstore admin-tokens` uses, and the
@@ -50,13 +53,7 @@ export function tokenHandlers(deps: {
       // The operation is the owner's; this holds whatever role may one day make tokens.
       if (!roleAllows(own, body.role))
         throw insufficientRole(`A token of the ${body.role} role`, body.role, request.admin);
-      let made: Awaited<ReturnType<AdminTokenManager['create']>>;
-      try {
-        made = await manager.create(body.name, body.role, actorOf(request));
-      } catch (error) {
-        if (error instanceof KeyInputError) throw new ApiError('validation_failed', error.message);
-        throw error;
-      }
+      const made = await checked(() => manager.create(body.name, body.role, actorOf(request)));
       await authenticator.refresh();
       // Its maker is whoever asked: their name is the principal's.
       const names = new Map(request.admin === null ? [] : [[request.admin.id, request.admin.name]]);

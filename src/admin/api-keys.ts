@@ -1,5 +1,5 @@
 import type { ApiKey } from '../contract/index.js';
-import { ApiError } from '../errors/index.js';
+import { ApiError, answeringRefusals } from '../errors/index.js';
 import type { AdminHandlers } from '../http/index.js';
 import {
   type ApiKeyRecord,
@@ -22,17 +22,12 @@ type KeyOperation =
   | 'unbanApiKey';
 
 /** The key manager's refusals as the admin API answers them. */
-async function checked<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof KeyInputError) throw new ApiError('validation_failed', error.message);
-    if (error instanceof KeyRevokedError) throw new ApiError('key_revoked', error.message);
-    if (error instanceof KeyRotatedError) throw new ApiError('key_rotated', error.message);
-    if (error instanceof KeyExpiredError) throw new ApiError('key_expired', error.message);
-    throw error;
-  }
-}
+const checked = answeringRefusals([
+  [KeyInputError, 'validation_failed'],
+  [KeyRevokedError, 'key_revoked'],
+  [KeyRotatedError, 'key_rotated'],
+  [KeyExpiredError, 'key_expired'],
+]);
 
 /** The 404 of a key id that names no key. */
 export const noKey = (id: string) => new ApiError('not_found', `No API key has the id ${id}`);

@@ -1,5 +1,5 @@
 import { DomainConflictError, DomainInputError, type DomainManager } from '../domains/index.js';
-import { ApiError } from '../errors/index.js';
+import { ApiError, answeringRefusals } from '../errors/index.js';
 import type { AdminHandlers } from '../http/index.js';
 import { actorOf } from './actor.js';
 
@@ -12,15 +12,10 @@ type DomainOperation =
   | 'removeDomain';
 
 /** The domain manager's refusals as the admin API answers them. */
-async function checked<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof DomainInputError) throw new ApiError('validation_failed', error.message);
-    if (error instanceof DomainConflictError) throw new ApiError('domain_conflict', error.message);
-    throw error;
-  }
-}
+const checked = answeringRefusals([
+  [DomainInputError, 'validation_failed'],
+  [DomainConflictError, 'domain_conflict'],
+]);
 
 const noDomain = (name: string) =>
   new ApiError('not_found', `${name.slice(0, 100)} is not a custom domain of this service`);

@@ -1,5 +1,5 @@
 import { type Role, roleAllows } from '../contract/index.js';
-import { ApiError } from '../errors/index.js';
+import { ApiError, answeringRefusals } from '../errors/index.js';
 import { type AdminHandlers, queryTime } from '../http/index.js';
 import { type EndpointView, maskedUrl, WebhookInputError, type WebhookManager } from '../webhooks/index.js';
 import { actorOf } from './actor.js';
@@ -22,14 +22,7 @@ const noDelivery = (id: string, deliveryId: number) =>
   new ApiError('not_found', `Webhook endpoint ${id} has no delivery ${deliveryId}`);
 
 /** The manager's refusals as the admin API answers them. */
-async function checked<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof WebhookInputError) throw new ApiError('validation_failed', error.message);
-    throw error;
-  }
-}
+const checked = answeringRefusals([[WebhookInputError, 'validation_failed']]);
 
 /**
  * An endpoint as a role sees it: whole from `admin` up, who may change it; below, its URL's path and query

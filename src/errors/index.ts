@@ -139,6 +139,27 @@ export class ApiError extends Error {
   }
 }
 
+/** An error class a capability throws when it refuses, and the code the API answers it with. */
+export type Refusal = readonly [refused: abstract new (...args: never[]) => Error, code: ErrorCode];
+
+/**
+ * How a handler answers the refusals of the capability it calls: the returned function runs `work`, and
+ * throws an error of one of `refusals`' classes again as the `ApiError` of its code, with its message; any
+ * other error as it is.
+ */
+export function answeringRefusals(refusals: readonly Refusal[]) {
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      for (const [refused, code] of refusals) {
+        if (error instanceof refused) throw new ApiError(code, error.message);
+      }
+      throw error;
+    }
+  };
+}
+
 /** Builds the Error body for a code. */
 export function errorBody(code: ErrorCode, message: string, requestId?: string): ErrorBody {
   const body: ErrorBody = { code, message, status: ERROR_STATUS[code] };
