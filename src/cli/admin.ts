@@ -1,29 +1,15 @@
-import type { Config } from '../config/index.js';
 import { ACTOR_KINDS, type ActorKind, AUDIT_PAGE, isRole, ROLES, type Role } from '../contract/index.js';
 import { createAdminTokenManager, makerNames, type TokenMaker, tokenMaker } from '../identity/index.js';
 import { KeyInputError } from '../keys/index.js';
-import { parseOptions, UsageError } from './args.js';
-import { ADMIN_TOKENS_OPTIONS, AUDIT_OPTIONS } from './commands.js';
+import { actionOf, parseOptions, UsageError } from './args.js';
+import { ADMIN_TOKENS_OPTIONS, AUDIT_OPTIONS, type Command } from './commands.js';
 import { jsonLine, notRevoked, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
 
 /** `petstore admin-tokens …`: returns the exit code. */
-export async function adminTokensCommand(
-  args: string[],
-  config: Config,
-  out: NodeJS.WritableStream,
-  err: NodeJS.WritableStream,
-): Promise<number> {
-  const [action, ...rest] = args;
-  if (action === undefined)
-    throw new UsageError('admin-tokens needs an action: create, list or revoke', 'admin-tokens');
-  if (!Object.hasOwn(ADMIN_TOKENS_OPTIONS, action))
-    throw new UsageError(`unknown admin-tokens action: ${action}`, 'admin-tokens');
-  const { values, positionals } = parseOptions(
-    rest,
-    ADMIN_TOKENS_OPTIONS[action as keyof typeof ADMIN_TOKENS_OPTIONS],
-    'admin-tokens',
-  );
+export const adminTokensCommand: Command = async (args, config, out, err) => {
+  const [action, rest] = actionOf(args, ADMIN_TOKENS_OPTIONS, 'admin-tokens', 'create, list or revoke');
+  const { values, positionals } = parseOptions(rest, ADMIN_TOKENS_OPTIONS[action], 'admin-tokens');
   const json = (values as { json?: boolean }).json === true;
   if (action !== 'revoke' && positionals.length > 0) {
     throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'admin-tokens');
@@ -100,7 +86,7 @@ export async function adminTokensCommand(
   } finally {
     await storage.close();
   }
-}
+};
 
 /** Who made a token, for a line of `admin-tokens list`. */
 function makerText(maker: TokenMaker): string {
@@ -113,18 +99,8 @@ function makerText(maker: TokenMaker): string {
 const WHOLE = /^(0|[1-9]\d{0,15})$/;
 
 /** `petstore audit list`: returns the exit code. */
-export async function auditCommand(
-  args: string[],
-  config: Config,
-  out: NodeJS.WritableStream,
-): Promise<number> {
-  const [action, ...rest] = args;
-  if (action !== 'list') {
-    throw new UsageError(
-      action === undefined ? 'audit needs an action: list' : `unknown audit action: ${action}`,
-      'audit',
-    );
-  }
+export const auditCommand: Command = async (args, config, out) => {
+  const [, rest] = actionOf(args, AUDIT_OPTIONS, 'audit');
   const { values, positionals } = parseOptions(rest, AUDIT_OPTIONS.list, 'audit');
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'audit');
   for (const flag of ['after', 'limit'] as const) {
@@ -169,4 +145,4 @@ export async function auditCommand(
   } finally {
     await storage.close();
   }
-}
+};

@@ -97,6 +97,22 @@ export function parseOptions<T extends OptionSpec>(
   return { values: values as OptionValues<T>, positionals };
 }
 
+/**
+ * The action of `petstore <command> <action> …`, one of `actions`' names, and the arguments after it;
+ * refused in words of our own when there is none (`needs` lists the actions) or `actions` has no such one.
+ */
+export function actionOf<A extends object>(
+  args: readonly string[],
+  actions: A,
+  command: string,
+  needs = Object.keys(actions).join(', '),
+): [action: keyof A & string, rest: string[]] {
+  const [action, ...rest] = args;
+  if (action === undefined) throw new UsageError(`${command} needs an action: ${needs}`, command);
+  if (!Object.hasOwn(actions, action)) throw new UsageError(`unknown ${command} action: ${action}`, command);
+  return [action as keyof A & string, rest];
+}
+
 /** Whether the arguments ask for help rather than for the command. */
 export function wantsHelp(args: readonly string[]): boolean {
   return args.includes('--help') || args.includes('-h');

@@ -1,7 +1,7 @@
 import type { Config } from '../config/index.js';
 import { BackupError, backupSqlite, restoreSqlite, type SqliteCopyReport } from '../storage/index.js';
 import { parseOptions, UsageError } from './args.js';
-import { BACKUP_OPTIONS, RESTORE_OPTIONS } from './commands.js';
+import { BACKUP_OPTIONS, type Command, RESTORE_OPTIONS } from './commands.js';
 import { jsonLine, printable } from './output.js';
 
 /** The command's one positional, the file. */
@@ -28,20 +28,20 @@ function report(out: NodeJS.WritableStream, json: boolean, line: string, done: S
 }
 
 /** `petstore backup <file>`: returns the exit code; refusals are thrown as one-line errors. */
-export async function backupCommand(args: string[], config: Config, out: NodeJS.WritableStream) {
+export const backupCommand: Command = async (args, config, out) => {
   const { file, json } = fileArgument(args, 'backup');
   const done = await backupSqlite(sqliteStorage(config, 'backup').file, file);
   const line = `Backed up ${done.source} to ${done.file} (${done.bytes} bytes, schema version ${done.schemaVersion}, integrity ok); the request log stays out of backups (docs/request-log.md)`;
   report(out, json, line, done);
   return 0;
-}
+};
 
 /** `petstore restore <file>`: returns the exit code; refusals are thrown as one-line errors. */
-export function restoreCommand(args: string[], config: Config, out: NodeJS.WritableStream) {
+export const restoreCommand: Command = (args, config, out) => {
   const { file, json } = fileArgument(args, 'restore');
   const database = sqliteStorage(config, 'restore');
   const done = restoreSqlite(file, database.file, database.dataDir);
   const line = `Restored ${done.source} to ${done.file} (${done.bytes} bytes, schema version ${done.schemaVersion}): start the service`;
   report(out, json, line, done);
   return 0;
-}
+};

@@ -1,4 +1,4 @@
-import { OPERATOR_SETTINGS, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
+import { type Config, OPERATOR_SETTINGS, STORAGE_SETTINGS, settingsHelp } from '../config/index.js';
 import {
   ACTOR_KINDS,
   AUDIT_PAGE,
@@ -386,6 +386,17 @@ export type CommandName =
   | 'webhooks'
   | 'backup'
   | 'restore';
+
+/**
+ * A command of `petstore` that reads the configuration: its arguments (those after its name), the
+ * configuration, where it writes; it answers its exit code.
+ */
+export type Command = (
+  args: string[],
+  config: Config,
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+) => number | Promise<number>;
 
 /** Every command of `petstore`, its usage text and its grammar. */
 export const COMMANDS: Readonly<Record<CommandName, CommandGrammar>> = {

@@ -2,7 +2,6 @@ import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { CLI_ACTOR } from '../audit/index.js';
 import { systemClock } from '../clock/index.js';
-import type { Config } from '../config/index.js';
 import {
   checkDepsOf,
   createDomainManager,
@@ -17,8 +16,8 @@ import {
   verifyDomain,
   verifyWithRetries,
 } from '../domains/index.js';
-import { parseOptions, UsageError } from './args.js';
-import { DOMAINS_OPTIONS } from './commands.js';
+import { actionOf, parseOptions, UsageError } from './args.js';
+import { type Command, DOMAINS_OPTIONS } from './commands.js';
 import { jsonLine, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
 
@@ -163,23 +162,10 @@ function parseVerifyArgs(args: string[]) {
 }
 
 type Action = keyof typeof DOMAINS_OPTIONS;
-const ACTIONS = Object.keys(DOMAINS_OPTIONS);
 
 /** `petstore domains …`: returns the exit code. */
-export async function domainsCommand(
-  args: string[],
-  config: Config,
-  out: NodeJS.WritableStream,
-): Promise<number> {
-  const [action, ...rest] = args;
-  if (action === undefined || !ACTIONS.includes(action)) {
-    throw new UsageError(
-      action === undefined
-        ? `domains needs an action: ${ACTIONS.join(', ')}`
-        : `unknown domains action: ${action}`,
-      'domains',
-    );
-  }
+export const domainsCommand: Command = async (args, config, out) => {
+  const [action, rest] = actionOf(args, DOMAINS_OPTIONS, 'domains');
   const parsed = {
     add: () => parseAddArgs(rest),
     verify: () => parseVerifyArgs(rest),
@@ -220,7 +206,7 @@ export async function domainsCommand(
   } finally {
     await storage.close();
   }
-}
+};
 
 async function addDomain(
   manager: DomainManager,

@@ -15,7 +15,7 @@ import {
   type Plan,
 } from '../keys/index.js';
 import { limitsFor } from '../ratelimit/index.js';
-import { parseOptions, UsageError } from './args.js';
+import { actionOf, parseOptions, UsageError } from './args.js';
 import { KEYS_OPTIONS } from './commands.js';
 import { parseDuration } from './duration.js';
 import { jsonLine, notRevoked, printable } from './output.js';
@@ -81,12 +81,13 @@ export async function keysCommand(
   /** Asks the person at the terminal a yes-or-no question; undefined when there is no terminal to ask. */
   ask?: (question: string) => Promise<boolean>,
 ): Promise<number> {
-  const [action, ...rest] = args;
-  if (action === undefined) {
-    throw new UsageError('keys needs an action: create, list, show, rotate, expire, revoke or unban', 'keys');
-  }
-  if (!Object.hasOwn(KEYS_OPTIONS, action)) throw new UsageError(`unknown keys action: ${action}`, 'keys');
-  const { values, positionals } = parseOptions(rest, KEYS_OPTIONS[action as Action], 'keys');
+  const [action, rest] = actionOf(
+    args,
+    KEYS_OPTIONS,
+    'keys',
+    'create, list, show, rotate, expire, revoke or unban',
+  );
+  const { values, positionals } = parseOptions(rest, KEYS_OPTIONS[action], 'keys');
   const json = (values as { json?: boolean }).json === true;
   const view = (record: ApiKeyRecord) => keyView(record, Date.now(), limitsFor(config.rateLimit, record));
   const notFound = (id: string) => {

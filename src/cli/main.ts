@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline/promises';
 import { ConfigError, loadConfig, packageVersion } from '../config/index.js';
 import { UsageError, wantsHelp } from './args.js';
-import { commandNamed } from './commands.js';
+import { type Command, commandNamed } from './commands.js';
 
 const USAGE = `Usage: petstore <command> [--help]
 
@@ -83,6 +83,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
+  /** Runs a command with the configuration and this process's streams. */
+  const run = (toRun: Command) => toRun(rest, loadConfig(), process.stdout, process.stderr);
   switch (command) {
     case 'serve':
       if (rest.length > 0) throw new UsageError(`serve takes no arguments: ${rest.join(' ')}`, 'serve');
@@ -97,29 +99,19 @@ async function main(argv: string[]): Promise<number> {
         terminalQuestion(),
       );
     case 'admin-tokens':
-      return (await import('./admin.js')).adminTokensCommand(
-        rest,
-        loadConfig(),
-        process.stdout,
-        process.stderr,
-      );
+      return run((await import('./admin.js')).adminTokensCommand);
     case 'audit':
-      return (await import('./admin.js')).auditCommand(rest, loadConfig(), process.stdout);
+      return run((await import('./admin.js')).auditCommand);
     case 'requests':
-      return (await import('./requests.js')).requestsCommand(rest, loadConfig(), process.stdout);
+      return run((await import('./requests.js')).requestsCommand);
     case 'domains':
-      return (await import('./domains.js')).domainsCommand(rest, loadConfig(), process.stdout);
+      return run((await import('./domains.js')).domainsCommand);
     case 'webhooks':
-      return (await import('./webhooks.js')).webhooksCommand(
-        rest,
-        loadConfig(),
-        process.stdout,
-        process.stderr,
-      );
+      return run((await import('./webhooks.js')).webhooksCommand);
     case 'backup':
-      return (await import('./backup.js')).backupCommand(rest, loadConfig(), process.stdout);
+      return run((await import('./backup.js')).backupCommand);
     case 'restore':
-      return (await import('./backup.js')).restoreCommand(rest, loadConfig(), process.stdout);
+      return run((await import('./backup.js')).restoreCommand);
     case 'config':
       return (await import('./config.js')).configCommand(rest, process.stdout);
     case 'copy':
@@ -130,7 +122,7 @@ async function main(argv: string[]): Promise<number> {
         process.stderr,
       );
     case 'migrate':
-      return (await import('./migrate.js')).migrateCommand(rest, loadConfig(), process.stdout);
+      return run((await import('./migrate.js')).migrateCommand);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

@@ -1,4 +1,4 @@
-import { type Config, packageFile } from '../config/index.js';
+import { packageFile } from '../config/index.js';
 import { API_VERSION } from '../contract/index.js';
 import {
   createStorage,
@@ -7,7 +7,7 @@ import {
   StorageNotFoundError,
 } from '../storage/index.js';
 import { parseOptions, UsageError } from './args.js';
-import { MIGRATE_OPTIONS } from './commands.js';
+import { type Command, MIGRATE_OPTIONS } from './commands.js';
 
 /** The releases of `releases.json`, shipped beside CHANGELOG.md. */
 interface Release {
@@ -22,11 +22,7 @@ function releases(): Release[] {
 }
 
 /** `petstore migrate [--check]`: returns the exit code. */
-export async function migrateCommand(
-  args: string[],
-  config: Config,
-  out: NodeJS.WritableStream,
-): Promise<number> {
+export const migrateCommand: Command = async (args, config, out) => {
   const { values, positionals } = parseOptions(args, MIGRATE_OPTIONS, 'migrate');
   if (positionals.length > 0)
     throw new UsageError(`migrate takes no arguments: ${positionals.join(' ')}`, 'migrate');
@@ -73,4 +69,4 @@ export async function migrateCommand(
     `${at}; release ${API_VERSION} is at ${SCHEMA_VERSION}: ${due.length} migration${due.length === 1 ? '' : 's'} due (${due.join(', ')}). Run petstore migrate.\n`,
   );
   return 1;
-}
+};

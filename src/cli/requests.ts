@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseTimestamp } from '../clock/index.js';
-import type { Config } from '../config/index.js';
 import { REQUESTS_PAGE } from '../contract/index.js';
 import {
   API_PATHS,
@@ -12,7 +11,7 @@ import {
 } from '../request-log/index.js';
 import { openRequestLogStore, requestLogFile } from '../storage/index.js';
 import { parseOptions, UsageError } from './args.js';
-import { REQUESTS_OPTIONS } from './commands.js';
+import { type Command, REQUESTS_OPTIONS } from './commands.js';
 import { parseDuration } from './duration.js';
 import { jsonLine, printable } from './output.js';
 
@@ -76,7 +75,7 @@ function filterOf(values: {
  * `petstore requests`: the request log's rows of a filter, oldest of them first (the newest `--limit`), and
  * with `--follow` every new row as it lands, from any instance, until interrupted. Returns the exit code.
  */
-export async function requestsCommand(args: string[], config: Config, out: NodeJS.WritableStream) {
+export const requestsCommand: Command = async (args, config, out) => {
   const { values, positionals } = parseOptions(args, REQUESTS_OPTIONS, 'requests');
   if (positionals.length > 0) {
     throw new UsageError(`requests takes no arguments: ${positionals.join(' ')}`, 'requests');
@@ -142,4 +141,4 @@ export async function requestsCommand(args: string[], config: Config, out: NodeJ
   } finally {
     await store.close();
   }
-}
+};

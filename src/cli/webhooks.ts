@@ -1,6 +1,5 @@
 import { CLI_ACTOR } from '../audit/index.js';
 import { parseTimestamp, systemClock } from '../clock/index.js';
-import type { Config } from '../config/index.js';
 import { DELIVERY_PAGE } from '../contract/index.js';
 import {
   createWebhookManager,
@@ -10,14 +9,13 @@ import {
   WebhookInputError,
   type WebhookManager,
 } from '../webhooks/index.js';
-import { parseOptions, UsageError } from './args.js';
-import { WEBHOOKS_OPTIONS } from './commands.js';
+import { actionOf, parseOptions, UsageError } from './args.js';
+import { type Command, WEBHOOKS_OPTIONS } from './commands.js';
 import { parseDuration } from './duration.js';
 import { jsonLine, printable } from './output.js';
 import { openExistingStorage } from './storage.js';
 
 type Action = keyof typeof WEBHOOKS_OPTIONS;
-const ACTIONS = Object.keys(WEBHOOKS_OPTIONS);
 const STATES: readonly DeliveryRecord['state'][] = ['pending', 'delivered', 'failed'];
 
 /** Why an endpoint takes no deliveries, in words. */
@@ -107,16 +105,9 @@ function deliveryIdOf(value: string): number {
 }
 
 /** `petstore webhooks …`: returns the exit code. */
-export async function webhooksCommand(
-  args: string[],
-  config: Config,
-  out: NodeJS.WritableStream,
-  err: NodeJS.WritableStream,
-): Promise<number> {
-  const [action, ...rest] = args;
-  if (action === undefined) throw usage(`webhooks needs an action: ${ACTIONS.join(', ')}`);
-  if (!Object.hasOwn(WEBHOOKS_OPTIONS, action)) throw usage(`unknown webhooks action: ${action}`);
-  const { values, positionals } = parseOptions(rest, WEBHOOKS_OPTIONS[action as Action], 'webhooks');
+export const webhooksCommand: Command = async (args, config, out, err) => {
+  const [action, rest] = actionOf(args, WEBHOOKS_OPTIONS, 'webhooks');
+  const { values, positionals } = parseOptions(rest, WEBHOOKS_OPTIONS[action], 'webhooks');
   const options = values as Record<string, string | boolean | undefined>;
   const text = (name: string) => options[name] as string | undefined;
   const json = options.json === true;
@@ -370,4 +361,4 @@ export async function webhooksCommand(
   } finally {
     await storage.close();
   }
-}
+};
