@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { OPERATIONS } from '../../src/contract/index.js';
 import { toRoutePath } from '../../src/http/index.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { servedDocument, startTestServer, type TestServer } from '../support/server.js';
 
 type Document = {
   openapi: string;
@@ -35,9 +35,7 @@ describe('the OpenAPI document is the contract', () => {
       PETSTORE_PRODUCTION_URL: 'https://api.example.test/v1',
       PETSTORE_STAGING_URL: 'https://staging.example.test/v1',
     });
-    const response = await fetch(`${server.url}/openapi.json`);
-    assert.equal(response.status, 200);
-    document = (await response.json()) as Document;
+    document = await servedDocument('/openapi.json', server);
   });
   after(() => server.close());
 
@@ -155,9 +153,7 @@ describe('the admin API document is its contract', () => {
   let document: Document;
   before(async () => {
     server = await startTestServer();
-    const response = await fetch(`${server.url}/admin/openapi.json`);
-    assert.equal(response.status, 200);
-    document = (await response.json()) as Document;
+    document = await servedDocument('/admin/openapi.json', server);
   });
   after(() => server.close());
 

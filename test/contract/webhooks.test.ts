@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { EVENT_CATALOGUE, EVENT_DATA_SCHEMAS, EVENT_TYPES } from '../../src/contract/index.js';
 import { storedEvent } from '../../src/webhooks/index.js';
 import { receiverAjv } from '../support/event-schemas.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { servedDocument } from '../support/server.js';
 
 type Json = Record<string, unknown>;
 interface Ref {
@@ -23,15 +23,10 @@ function resolve(document: Document, ref: Ref): Json {
 }
 
 describe('the admin document publishes every event in its webhooks section', () => {
-  let server: TestServer;
   let document: Document;
   before(async () => {
-    server = await startTestServer();
-    const response = await fetch(`${server.url}/admin/openapi.json`);
-    assert.equal(response.status, 200);
-    document = (await response.json()) as Document;
+    document = await servedDocument('/admin/openapi.json');
   });
-  after(() => server.close());
 
   test('one webhook per type of the catalogue, in its order', () => {
     assert.deepEqual(Object.keys(document.webhooks), [...EVENT_TYPES]);

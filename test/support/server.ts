@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -281,6 +282,21 @@ export async function request(url: string, init: RequestInitLike = {}): Promise<
     body = undefined;
   }
   return { status: response.status, headers: response.headers, text, body };
+}
+
+/**
+ * The document served at `path` (`/openapi.json`, `/admin/openapi.json`), which must answer 200: by `server`,
+ * or by a new server of its own, closed again once it answered.
+ */
+export async function servedDocument<T>(path: string, server?: { url: string }): Promise<T> {
+  const own = server === undefined ? await startTestServer() : undefined;
+  try {
+    const response = await fetch(`${(server ?? (own as TestServer)).url}${path}`);
+    assert.equal(response.status, 200, `GET ${path}`);
+    return (await response.json()) as T;
+  } finally {
+    await own?.close();
+  }
 }
 
 /**
