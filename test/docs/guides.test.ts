@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
 import { GUIDES, GUIDES_PATH, guideHref, guideUrl } from '../../src/docs/index.js';
 import { headingAnchors, renderGuide } from '../../src/docs/render.js';
 import { assertAccessible } from '../console/harness.js';
-import { ARTIFACTS, launchBrowser, watch } from '../support/browser.js';
+import { ARTIFACTS, startWatchedBrowser, type WatchedBrowser } from '../support/browser.js';
 import { documentation, linksOf, type MarkdownFile, REPOSITORY } from '../support/markdown.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -215,21 +214,12 @@ describe('the guides on the server', () => {
 });
 
 describe('the guides in a real browser', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let page: Page;
-  const failures: string[] = [];
+  let reader: WatchedBrowser;
 
   before(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
-    page = await browser.newPage();
-    await watch(page, new URL(server.url).origin, failures);
+    reader = await startWatchedBrowser();
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => reader?.close());
 
   test('pages of text, readable at 1280 and 390 pixels, with no serious accessibility problem', async () => {
     const screens = path.join(ARTIFACTS, 'guides');
@@ -239,36 +229,36 @@ describe('the guides in a real browser', () => {
       ['scaling-out', guideUrl('scaling-out')],
       ['keys-and-admin-api', guideUrl('keys-and-admin-api')],
     ] as const) {
-      await page.goto(`${server.url}${url}`);
-      await assertAccessible(page, url);
+      await reader.page.goto(`${reader.server.url}${url}`);
+      await assertAccessible(reader.page, url);
       for (const width of [1280, 390]) {
-        await page.setViewportSize({ width, height: 900 });
-        await page.screenshot({
+        await reader.page.setViewportSize({ width, height: 900 });
+        await reader.page.screenshot({
           path: path.join(screens, `${name}-${width}.png`),
           fullPage: name === 'index',
         });
       }
-      await page.setViewportSize({ width: 1280, height: 900 });
+      await reader.page.setViewportSize({ width: 1280, height: 900 });
     }
     // From /docs, a reader reaches a guide by its link in the introduction.
-    await page.goto(`${server.url}/docs`);
-    await page.locator('#redoc[data-rendered]').waitFor({ timeout: 30_000 });
-    await page.getByRole('link', { name: 'Scaling out', exact: true }).first().click();
-    await page.waitForURL(`${server.url}${guideUrl('scaling-out')}`);
-    assert.equal(await page.locator('h1').textContent(), 'Scaling out');
-    assert.deepEqual(failures, []);
+    await reader.page.goto(`${reader.server.url}/docs`);
+    await reader.page.locator('#redoc[data-rendered]').waitFor({ timeout: 30_000 });
+    await reader.page.getByRole('link', { name: 'Scaling out', exact: true }).first().click();
+    await reader.page.waitForURL(`${reader.server.url}${guideUrl('scaling-out')}`);
+    assert.equal(await reader.page.locator('h1').textContent(), 'Scaling out');
+    assert.deepEqual(reader.failures, []);
   });
 
   test('no guide scrolls sideways at 390 pixels: tables and code blocks scroll in their own box, text wraps', async () => {
     // Three guides did: a URL, a metric with its labels and a command, each one word in a sentence.
     const screens = path.join(ARTIFACTS, 'guides');
     mkdirSync(screens, { recursive: true });
-    await page.setViewportSize({ width: 390, height: 900 });
+    await reader.page.setViewportSize({ width: 390, height: 900 });
     try {
       for (const { slug } of [{ slug: '' }, ...GUIDES]) {
         const url = slug === '' ? GUIDES_PATH : guideUrl(slug);
-        await page.goto(`${server.url}${url}`);
-        const { scrollWidth, past, scrollers, unknown } = (await page.evaluate(`(() => {
+        await reader.page.goto(`${reader.server.url}${url}`);
+        const { scrollWidth, past, scrollers, unknown } = (await reader.page.evaluate(`(() => {
           const main = document.querySelector('main');
           // A box that scrolls on its own: what is inside it may be wider than the window.
           const inScroller = (element) => element.closest('.wide, pre') !== null;
@@ -291,12 +281,12 @@ describe('the guides in a real browser', () => {
         assert.ok(scrollWidth <= 390, `${url} scrolls sideways (${scrollWidth} px) from: ${past}`);
         assert.deepEqual(scrollers, [], `${url}: boxes wider than the column`);
         assert.deepEqual(unknown, [], `${url}: words taken for tags`);
-        await assertAccessible(page, `${url} at 390 px`);
-        await page.screenshot({ path: path.join(screens, `${slug || 'index'}-390-top.png`) });
+        await assertAccessible(reader.page, `${url} at 390 px`);
+        await reader.page.screenshot({ path: path.join(screens, `${slug || 'index'}-390-top.png`) });
       }
     } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
+      await reader.page.setViewportSize({ width: 1280, height: 900 });
     }
-    assert.deepEqual(failures, []);
+    assert.deepEqual(reader.failures, []);
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from './server.js';
 
 /** Debian's chromium; CI installs it (`.ci/run`), so a missing browser is a failure, never a skip. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -31,6 +32,51 @@ export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browse
     headless: true,
     args: [...CHROMIUM_ARGS, ...extraArgs],
   });
+}
+
+/** A server, Chromium, and its pages watched (`watch`) on the server's origin, as a reader of its pages. */
+export interface WatchedBrowser {
+  server: TestServer;
+  browser: Browser;
+  /** The first page, on nothing yet. */
+  page: Page;
+  /** Everything that went wrong in any of its pages. */
+  failures: string[];
+  /** Another page, watched as the first. */
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Starts a server and Chromium with a watched page; what started is closed again if the rest fails. */
+export async function startWatchedBrowser(): Promise<WatchedBrowser> {
+  const server = await startTestServer();
+  let browser: Browser | undefined;
+  try {
+    const started = await launchBrowser();
+    browser = started;
+    const origin = new URL(server.url).origin;
+    const failures: string[] = [];
+    const newPage = async () => {
+      const page = await started.newPage();
+      await watch(page, origin, failures);
+      return page;
+    };
+    return {
+      server,
+      browser,
+      page: await newPage(),
+      failures,
+      newPage,
+      async close() {
+        await started.close();
+        await server.close();
+      },
+    };
+  } catch (error) {
+    await browser?.close();
+    await server.close();
+    throw error;
+  }
 }
 
 /** The text of the element a selector finds, as the reader sees it (hidden parts left out). */
