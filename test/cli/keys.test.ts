@@ -5,11 +5,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { KEY_PATTERN } from '../../src/keys/index.js';
 import { Sqlite } from '../../src/storage/index.js';
 import { eventually } from '../support/assertions.js';
-import { createTestDatabase } from '../support/backends.js';
+import { createTestDatabase, queryPostgres } from '../support/backends.js';
 import { CLI, packageCopy, runCli, type ServerProcess, spawnServer } from '../support/process.js';
 import { request, startTestServer, tempDir } from '../support/server.js';
 
@@ -582,13 +581,7 @@ describe('keys revoke and admin-tokens revoke say "Revoked" only once the row re
       return {
         env: { DATABASE_URL: database.url },
         async exec(sql: string) {
-          const client = new pg.Client({ connectionString: database.url });
-          await client.connect();
-          try {
-            await client.query(sql);
-          } finally {
-            await client.end();
-          }
+          await queryPostgres(database.url, sql);
         },
         undo: `
           CREATE FUNCTION keep_active() RETURNS trigger LANGUAGE plpgsql

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import pg from 'pg';
 import { Sqlite } from '../../src/storage/index.js';
 import { eventually } from '../support/assertions.js';
-import { BACKENDS, backendEnvironment } from '../support/backends.js';
+import { BACKENDS, backendEnvironment, queryPostgres } from '../support/backends.js';
 import { createUnlimitedKey, type ServerProcess, spawnServer } from '../support/process.js';
 import { sleep, within } from '../support/raw-http.js';
 import { tempDir } from '../support/server.js';
@@ -136,15 +135,12 @@ async function assertStoreSound(
 ): Promise<void> {
   if ('url' in store) {
     // PostgreSQL checks its own pages; what matters here is that every acknowledged row is in the table.
-    const client = new pg.Client({ connectionString: store.url });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ id: string; name: string }>('SELECT id, name FROM categories');
-      const lost = lostOrChanged(acknowledged, new Map(rows.map((row) => [Number(row.id), row.name])));
-      assert.deepEqual(lost.slice(0, 20), [], `${when}: ${lost.length} acknowledged rows lost or changed`);
-    } finally {
-      await client.end();
-    }
+    const rows = await queryPostgres<{ id: string; name: string }>(
+      store.url,
+      'SELECT id, name FROM categories',
+    );
+    const lost = lostOrChanged(acknowledged, new Map(rows.map((row) => [Number(row.id), row.name])));
+    assert.deepEqual(lost.slice(0, 20), [], `${when}: ${lost.length} acknowledged rows lost or changed`);
     return;
   }
   const db = new Sqlite(store.file, { readonly: true });

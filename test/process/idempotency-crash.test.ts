@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { createClient, type FetchLike } from '@petstore-api/client';
-import pg from 'pg';
 import { Sqlite } from '../../src/storage/index.js';
-import { BACKENDS, backendEnvironment } from '../support/backends.js';
+import { BACKENDS, backendEnvironment, queryPostgres } from '../support/backends.js';
 import { createUnlimitedKey, type ServerProcess, spawnServer } from '../support/process.js';
 import { tempDir } from '../support/server.js';
 
@@ -13,16 +12,10 @@ const CYCLES = 20;
 /** The ids of the rows named `name`, read straight from the store the killed servers left. */
 async function idsNamed(store: { file: string } | { url: string }, name: string): Promise<number[]> {
   if ('url' in store) {
-    const client = new pg.Client({ connectionString: store.url });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ id: string }>('SELECT id FROM categories WHERE name = $1', [
-        name,
-      ]);
-      return rows.map((row) => Number(row.id));
-    } finally {
-      await client.end();
-    }
+    const rows = await queryPostgres<{ id: string }>(store.url, 'SELECT id FROM categories WHERE name = $1', [
+      name,
+    ]);
+    return rows.map((row) => Number(row.id));
   }
   const db = new Sqlite(store.file, { readonly: true });
   try {

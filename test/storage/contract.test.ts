@@ -15,7 +15,7 @@ import {
   type StorageConfig,
   StorageNotFoundError,
 } from '../../src/storage/index.js';
-import { createTestDatabase } from '../support/backends.js';
+import { createTestDatabase, queryPostgres } from '../support/backends.js';
 import { tempDir } from '../support/server.js';
 
 /** A fresh database of each backend, and how to read it from outside the storage under test. */
@@ -57,23 +57,9 @@ const BACKENDS: Record<'sqlite' | 'postgres', () => Promise<Fresh>> = {
     const database = await createTestDatabase();
     return {
       config: { kind: 'postgres', url: database.url, poolSize: 4 },
-      async read<T>(sql: string) {
-        const client = new pg.Client({ connectionString: database.url });
-        await client.connect();
-        try {
-          return (await client.query(sql)).rows as T[];
-        } finally {
-          await client.end();
-        }
-      },
+      read: <T>(sql: string) => queryPostgres<T>(database.url, sql),
       async write(sql: string) {
-        const client = new pg.Client({ connectionString: database.url });
-        await client.connect();
-        try {
-          await client.query(sql);
-        } finally {
-          await client.end();
-        }
+        await queryPostgres(database.url, sql);
       },
       drop: database.drop,
     };

@@ -22,28 +22,30 @@ export const BACKENDS: readonly Backend[] = [
 
 export const SQLITE_MEMORY = BACKENDS[0] as Backend;
 
+/**
+ * Runs `sql` (with `values` for its `$1`…) on a connection of its own to the PostgreSQL database at `url`, as
+ * another process would, and returns its rows.
+ */
+export async function queryPostgres<T>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
 /** A fresh, empty database for one test server; `drop` removes it. */
 export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `petstore_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
+  await queryPostgres(POSTGRES_ADMIN_URL, `CREATE DATABASE ${name}`);
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     async drop() {
-      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
+      await queryPostgres(POSTGRES_ADMIN_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }

@@ -4,7 +4,6 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import pg from 'pg';
 import {
   type AppDeps,
   type ComposeOptions,
@@ -25,7 +24,7 @@ import {
 } from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { requestLogFile, Sqlite } from '../../src/storage/index.js';
-import { type Backend, backendEnvironment, SQLITE_MEMORY } from './backends.js';
+import { type Backend, backendEnvironment, queryPostgres, SQLITE_MEMORY } from './backends.js';
 
 export interface TestServer {
   url: string;
@@ -186,13 +185,7 @@ export async function startTestServer(
         db.close();
       }
     }
-    const client = new pg.Client({ connectionString: storageUrl });
-    await client.connect();
-    try {
-      return (await client.query(sql)).rows as T[];
-    } finally {
-      await client.end();
-    }
+    return queryPostgres<T>(storageUrl, sql);
   }
 
   return {
