@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { test } from 'node:test';
 import { Sqlite } from '../../src/storage/index.js';
 import { eventually } from '../support/assertions.js';
-import { BACKENDS, backendEnvironment, queryPostgres } from '../support/backends.js';
-import { createUnlimitedKey, type ServerProcess, spawnServer } from '../support/process.js';
+import { BACKENDS, queryPostgres } from '../support/backends.js';
+import { killIfRunning, type ServerProcess, spawnServer, storeToCrash } from '../support/process.js';
 import { sleep, within } from '../support/raw-http.js';
-import { tempDir } from '../support/server.js';
 
 const CYCLES = 20;
 const WORKERS = 32;
@@ -163,21 +161,12 @@ for (const backend of BACKENDS) {
     const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
     t.diagnostic(`seed ${seed} (replay with CRASH_SEED=${seed})`);
     const random = randomFrom(seed);
-    const { dir, remove } = tempDir('petstore-crash-');
-    const file = path.join(dir, 'petstore.db');
-    const storage = await backendEnvironment(backend, file);
-    const env = { ...storage.env, LOG_LEVEL: 'info' };
-    const store = backend.storage === 'postgres' ? { url: storage.env.DATABASE_URL as string } : { file };
-    const key = await createUnlimitedKey(env);
+    const { env, store, key, cleanup } = await storeToCrash(backend, 'petstore-crash-');
     let server: ServerProcess | undefined;
     t.after(async () => {
       // A failed assertion must not leave a server running or the directory behind.
-      if (server !== undefined && server.child.exitCode === null && server.child.signalCode === null) {
-        server.child.kill('SIGKILL');
-        await server.exited;
-      }
-      await storage.cleanup();
-      remove();
+      await killIfRunning(server);
+      await cleanup();
     });
 
     const acknowledged = new Map<number, string>();

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { test } from 'node:test';
 import { createClient, type FetchLike } from '@petstore-api/client';
 import { Sqlite } from '../../src/storage/index.js';
-import { BACKENDS, backendEnvironment, queryPostgres } from '../support/backends.js';
-import { createUnlimitedKey, type ServerProcess, spawnServer } from '../support/process.js';
-import { tempDir } from '../support/server.js';
+import { BACKENDS, queryPostgres } from '../support/backends.js';
+import { killIfRunning, type ServerProcess, spawnServer, storeToCrash } from '../support/process.js';
 
 const CYCLES = 20;
 
@@ -27,22 +25,12 @@ async function idsNamed(store: { file: string } | { url: string }, name: string)
 
 for (const backend of BACKENDS) {
   test(`a create committed just before a SIGKILL is not made twice by the client's retry (${backend.name})`, async (t) => {
-    const { dir, remove } = tempDir('petstore-retry-crash-');
-    const file = path.join(dir, 'petstore.db');
-    const storage = await backendEnvironment(backend, file);
-    const env = { ...storage.env, LOG_LEVEL: 'info' };
-    const store = backend.storage === 'postgres' ? { url: storage.env.DATABASE_URL as string } : { file };
-    const apiKey = await createUnlimitedKey(env);
+    const { env, store, key: apiKey, cleanup } = await storeToCrash(backend, 'petstore-retry-crash-');
     let server: ServerProcess = await spawnServer(env);
     let restarted: Promise<ServerProcess> = Promise.resolve(server);
     t.after(async () => {
-      const last = await restarted.catch(() => server);
-      if (last.child.exitCode === null && last.child.signalCode === null) {
-        last.child.kill('SIGKILL');
-        await last.exited;
-      }
-      await storage.cleanup();
-      remove();
+      await killIfRunning(await restarted.catch(() => server));
+      await cleanup();
     });
 
     // The network between the client and the server: the first attempt of each cycle reaches the server,

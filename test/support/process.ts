@@ -15,6 +15,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { type Backend, backendEnvironment } from './backends.js';
 
 /** The built CLI, as `npx petstore` runs it. */
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js');
@@ -140,6 +141,42 @@ export async function spawnServer(
     });
   });
   return { child, url, dataDir, firstKey, output, authorization, exited };
+}
+
+/** Kills a server a test left running (SIGKILL) and waits for its exit: alive, it would hold the test open. */
+export async function killIfRunning(server: ServerProcess | undefined): Promise<void> {
+  if (server === undefined || server.child.exitCode !== null || server.child.signalCode !== null) return;
+  server.child.kill('SIGKILL');
+  await server.exited;
+}
+
+/** A store of one backend for servers that a test kills and starts again on it. */
+export interface StoreToCrash {
+  /** The servers' environment (info logs: `spawnServer` waits for the line that says where one listens). */
+  env: Record<string, string>;
+  /** Where to read what the killed servers left: the SQLite file, or the PostgreSQL database. */
+  store: { file: string } | { url: string };
+  /** An unlimited key on it (`createUnlimitedKey`). */
+  key: string;
+  /** Drops the database or Redis prefix, and removes the directory of the file. */
+  cleanup(): Promise<void>;
+}
+
+/** A fresh store of `backend`, its SQLite file in a directory of its own named from `prefix`, with a key on it. */
+export async function storeToCrash(backend: Backend, prefix: string): Promise<StoreToCrash> {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  const file = path.join(dir, 'petstore.db');
+  const storage = await backendEnvironment(backend, file);
+  const env = { ...storage.env, LOG_LEVEL: 'info' };
+  return {
+    env,
+    store: backend.storage === 'postgres' ? { url: storage.env.DATABASE_URL as string } : { file },
+    key: await createUnlimitedKey(env),
+    async cleanup() {
+      await storage.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Runs the CLI to completion and returns its exit code and output. */
