@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FakeClock } from '../../src/clock/index.js';
 import { DEFAULT_RATE_LIMIT_POLICY } from '../../src/config/index.js';
-import { SCOPES } from '../../src/contract/index.js';
 import type { ApiKeyRecord, Plan } from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
 import {
@@ -12,30 +11,13 @@ import {
   rateLimitHeaders,
   retryAfterSeconds,
 } from '../../src/ratelimit/index.js';
+import { keyRecord } from '../support/key-record.js';
 
 const logger = createLogger({ level: 'silent' });
 const unix = (iso: string) => Date.parse(iso) / 1000;
 
-function keyOf(plan: Plan, limits: Limits | null = null): ApiKeyRecord {
-  return {
-    id: `key_${plan}`,
-    name: plan,
-    plan,
-    limits,
-    env: 'production',
-    prefix: 'ps_live_test',
-    digest: plan,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    revokedAt: null,
-    unbannedAt: null,
-    bannedUntil: null,
-    scopes: SCOPES,
-    expiresAt: null,
-    replacedBy: null,
-    budgetId: `key_${plan}`,
-    lastUsedAt: null,
-  };
-}
+/** A key of `plan`, with `limits` of its own if any: the limiter reads nothing else of it. */
+const keyOf = (plan: Plan, limits: Limits | null = null) => keyRecord(`key_${plan}`, { plan, limits });
 
 function setup(start: string) {
   const clock = new FakeClock(start);

@@ -3,9 +3,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { AuditEntry } from '../../src/audit/index.js';
-import { SCOPES } from '../../src/contract/index.js';
 import type { DomainRecord } from '../../src/domains/index.js';
-import type { ApiKeyRecord } from '../../src/keys/index.js';
 import {
   createStorage,
   IdempotencyConflict,
@@ -16,6 +14,7 @@ import {
   StorageNotFoundError,
 } from '../../src/storage/index.js';
 import { createTestDatabase, queryPostgres } from '../support/backends.js';
+import { keyRecord } from '../support/key-record.js';
 import { tempDir } from '../support/server.js';
 
 /** A fresh database of each backend, and how to read it from outside the storage under test. */
@@ -76,28 +75,6 @@ function keeping<T>(key: string, overrides: Partial<KeptAnswer<T>> = {}): KeptAn
     expiredBefore: Date.now() - 86_400_000,
     status: 201,
     body: (created) => JSON.stringify(created),
-    ...overrides,
-  };
-}
-
-function keyRecord(id: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
-  return {
-    id,
-    name: id,
-    plan: 'free',
-    limits: null,
-    env: 'production',
-    prefix: 'ps_live_abcd',
-    digest: `digest-${id}`,
-    createdAt: new Date().toISOString(),
-    revokedAt: null,
-    unbannedAt: null,
-    bannedUntil: null,
-    scopes: SCOPES,
-    expiresAt: null,
-    replacedBy: null,
-    budgetId: id,
-    lastUsedAt: null,
     ...overrides,
   };
 }

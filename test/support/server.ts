@@ -12,7 +12,7 @@ import {
   startServer,
 } from '../../src/app/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import { type Role, SCOPES } from '../../src/contract/index.js';
+import type { Role } from '../../src/contract/index.js';
 import { createAdminTokenManager } from '../../src/identity/index.js';
 import {
   type ApiKeyRecord,
@@ -25,6 +25,7 @@ import {
 import { createLogger } from '../../src/log/index.js';
 import { requestLogFile, Sqlite } from '../../src/storage/index.js';
 import { type Backend, backendEnvironment, queryPostgres, SQLITE_MEMORY } from './backends.js';
+import { keyRecord } from './key-record.js';
 
 export interface TestServer {
   url: string;
@@ -137,25 +138,15 @@ export async function startTestServer(
   async function insertKey(fields: Partial<ApiKeyRecord>) {
     const raw = generateKey(config.env);
     const id = `key_${randomBase62(12)}`;
-    const record: ApiKeyRecord = {
-      id,
+    const record = keyRecord(id, {
       name: 'inserted',
       plan: 'pro',
-      limits: null,
-      scopes: SCOPES,
       env: config.env,
       prefix: raw.slice(0, 12),
       digest: keyDigest(raw),
       createdAt: new Date(deps.clock.now()).toISOString(),
-      expiresAt: null,
-      revokedAt: null,
-      replacedBy: null,
-      budgetId: id,
-      unbannedAt: null,
-      bannedUntil: null,
-      lastUsedAt: null,
       ...fields,
-    };
+    });
     const audit = {
       at: record.createdAt,
       actor: 'test',
