@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { eventually } from '../support/assertions.js';
 import { awaitKeyEverywhere, createKey, startFleet } from '../support/fleet.js';
-import { runCli, type ServerProcess } from '../support/process.js';
+import { runCli, type ServerProcess, UNLIMITED_KEY } from '../support/process.js';
 import { request } from '../support/server.js';
 import { type Received, startWebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -59,15 +59,7 @@ test(`two instances, ${CREATES} creates: every event delivered, none attempted t
   const fleet = await startFleet([0, 0], { WEBHOOKS_ALLOW_PRIVATE: 'true', ACCESS_LOG: 'off' });
   t.after(() => fleet.stop());
   const servers = fleet.servers as [ServerProcess, ServerProcess];
-  const { key } = await createKey(
-    fleet.env,
-    '--plan',
-    'enterprise',
-    '--per-minute',
-    '1000000000',
-    '--per-day',
-    '1000000000',
-  );
+  const { key } = await createKey(fleet.env, ...UNLIMITED_KEY);
   await awaitKeyEverywhere(servers, key);
   const made = await runCli(['admin-tokens', 'create', '--name', 'fleet hooks', '--json'], fleet.env);
   assert.equal(made.code, 0, made.stderr);

@@ -212,6 +212,16 @@ export async function runCli(
   return { code: code as number | null, stdout, stderr };
 }
 
+/** The options of `keys create` for a key whose limits are far above any test's load. */
+export const UNLIMITED_KEY: readonly string[] = [
+  '--plan',
+  'enterprise',
+  '--per-minute',
+  '1000000000',
+  '--per-day',
+  '1000000000',
+];
+
 /**
  * Creates a key with `petstore keys create` in the store `env` names, with limits far above any test's
  * load, so process tests measure the server rather than the rate limiter.
@@ -220,20 +230,7 @@ export async function createUnlimitedKey(env: Record<string, string>): Promise<s
   // The key commands use the database a server made and never create one: make it first.
   const migrated = await runCli(['migrate'], env);
   if (migrated.code !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
-  const result = await runCli(
-    [
-      'keys',
-      'create',
-      '--plan',
-      'enterprise',
-      '--per-minute',
-      '1000000000',
-      '--per-day',
-      '1000000000',
-      '--json',
-    ],
-    env,
-  );
+  const result = await runCli(['keys', 'create', ...UNLIMITED_KEY, '--json'], env);
   if (result.code !== 0) throw new Error(`keys create failed: ${result.stderr}`);
   return (JSON.parse(result.stdout) as { key: string }).key;
 }
