@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ROLES, type Role } from '../../src/contract/index.js';
+import { type AdminTokenCreatedView, ROLES, type Role } from '../../src/contract/index.js';
 import { assertError } from '../support/assertions.js';
 import { BACKENDS } from '../support/backends.js';
 import { runCli } from '../support/process.js';
@@ -293,13 +293,7 @@ for (const backend of BACKENDS) {
         json: { name: 'support desk', role: 'support' },
       });
       assert.equal(made.status, 201, made.text);
-      const created = made.body as {
-        id: string;
-        role: string;
-        token: string;
-        revokedAt: null;
-        createdBy: unknown;
-      };
+      const created = made.body as AdminTokenCreatedView;
       server.issuedKeys.push(created.token);
       assert.equal(created.role, 'support');
       assert.match(created.token, /^ps_admin_[0-9A-Za-z]{32}$/);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import type { WebhookDelivery } from '../../src/contract/index.js';
 import { eventually } from '../support/assertions.js';
 import { awaitKeyEverywhere, createKey, startFleet } from '../support/fleet.js';
 import { runCli, type ServerProcess, UNLIMITED_KEY } from '../support/process.js';
@@ -144,17 +145,11 @@ test(`two instances, ${CREATES} creates: every event delivered, none attempted t
     },
     90_000,
   );
-  const deliveries: { eventId: string; state: string; attempts: number; lastStatus: number | null }[] = [];
+  const deliveries: WebhookDelivery[] = [];
   for (let before = ''; ; ) {
     const page = await adminGet(`/webhooks/${endpointId}/deliveries?limit=500${before}`);
     assert.equal(page.status, 200, page.text);
-    const rows = page.body as {
-      id: number;
-      eventId: string;
-      state: string;
-      attempts: number;
-      lastStatus: number;
-    }[];
+    const rows = page.body as WebhookDelivery[];
     if (rows.length === 0) break;
     deliveries.push(...rows);
     before = `&before=${rows.at(-1)?.id}`;
