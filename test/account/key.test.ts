@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { FakeClock } from '../../src/clock/index.js';
 import type { KeyInfo } from '../../src/contract/index.js';
 import { assertError, assertRateLimitHeaders } from '../support/assertions.js';
-import { awaitMinuteRoom, BACKENDS, REDIS_URL } from '../support/backends.js';
+import { awaitRedisMinuteRoom, BACKENDS } from '../support/backends.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // Before the deprecated endpoint's sunset (2027-06-30), whatever day the suite runs.
@@ -16,19 +15,14 @@ for (const backend of BACKENDS) {
   describe(`GET /v1/key (${backend.name})`, () => {
     let server: TestServer;
     let clock: FakeClock;
-    let redis: Redis | undefined;
     before(async () => {
       clock = new FakeClock(START);
       server = await startTestServer(
         {},
         { backend, clock, configFile: { ban: { after: 2, durationSeconds: 900 } } },
       );
-      if (backend.limiter === 'redis') redis = new Redis(REDIS_URL);
     });
-    after(async () => {
-      redis?.disconnect();
-      await server.close();
-    });
+    after(() => server.close());
 
     const as = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
     const info = async (key: string) => {
@@ -38,7 +32,7 @@ for (const backend of BACKENDS) {
     };
 
     test('shows the calling key, needs no scope and spends no quota; it answers while the key is limited', async () => {
-      if (redis !== undefined) await awaitMinuteRoom(redis, 15_000);
+      if (backend.limiter === 'redis') await awaitRedisMinuteRoom(15_000);
       const expiresAt = new Date(clock.now() + 86_400_000).toISOString();
       const { id, key } = await server.createKey({
         plan: 'enterprise',

@@ -109,6 +109,16 @@ export async function awaitMinuteRoom(redis: Redis, ms: number): Promise<void> {
   if (left < ms) await sleep(left + 50);
 }
 
+/** `awaitMinuteRoom` on a connection of its own to this machine's Redis, for a test that holds none. */
+export async function awaitRedisMinuteRoom(ms: number): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    await awaitMinuteRoom(redis, ms);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /**
  * The same on this machine's clock, which the in-memory limiter of a test server reads: waits until at least
  * `ms` are left in the current minute.
