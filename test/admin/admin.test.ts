@@ -81,6 +81,12 @@ for (const backend of BACKENDS) {
       return view;
     }
     const asKey = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
+    /** Waits until the server accepts `key`: it picks a new or changed key up within 5 s. */
+    const accepted = (key: string) =>
+      within5s(
+        () => server.call('/v1/categories', asKey(key)),
+        (response) => response.status === 200,
+      );
     /** Starts a trial that must stay in one minute window of the limiter's clock: Redis's, or the fake one. */
     const minuteRoom = async () => {
       if (backend.limiter === 'redis') await awaitRedisMinuteRoom(15_000);
@@ -155,10 +161,7 @@ for (const backend of BACKENDS) {
       assert.equal(created.state, 'active');
       assert.deepEqual(created.scopes, [...SCOPES], 'every scope by default');
       // Without telling the server: its own poll of the keys picks the new one up.
-      await within5s(
-        () => server.call('/v1/categories', asKey(created.key as string)),
-        (response) => response.status === 200,
-      );
+      await accepted(created.key as string);
       const shown = await server.admin(admin, `/keys/${created.id}`);
       assert.equal(shown.status, 200);
       const { key: _key, ...view } = created;
@@ -383,10 +386,7 @@ for (const backend of BACKENDS) {
       const admin = await token();
       const created = await createKey(admin, { plan: 'free', name: 'narrowed' });
       const key = created.key as string;
-      await within5s(
-        () => server.call('/v1/categories', asKey(key)),
-        (response) => response.status === 200,
-      );
+      await accepted(key);
       const changed = await server.admin(admin, `/keys/${created.id}`, {
         method: 'PATCH',
         json: { name: 'pets only', scopes: ['pets:read'] },
@@ -412,10 +412,7 @@ for (const backend of BACKENDS) {
     test('a revoked key is refused within 5 s and can no longer be changed (409)', async () => {
       const admin = await token();
       const created = await createKey(admin, { plan: 'free', name: 'to revoke' });
-      await within5s(
-        () => server.call('/v1/categories', asKey(created.key as string)),
-        (response) => response.status === 200,
-      );
+      await accepted(created.key as string);
       const revoked = await server.admin(admin, `/keys/${created.id}/revoke`, { method: 'POST' });
       assert.equal(revoked.status, 200);
       assert.equal((revoked.body as ApiKeyView).state, 'revoked');
@@ -499,10 +496,7 @@ for (const backend of BACKENDS) {
       const expiresAt = new Date(clock.now() + 60_000).toISOString();
       const created = await createKey(admin, { plan: 'free', name: 'short-lived', expiresAt });
       assert.equal(created.expiresAt, expiresAt);
-      await within5s(
-        () => server.call('/v1/categories', asKey(created.key as string)),
-        (response) => response.status === 200,
-      );
+      await accepted(created.key as string);
       clock.advance(60_000);
       const expired = await server.call('/v1/categories', asKey(created.key as string));
       assertError(expired, 401, 'api_key_expired');
@@ -522,19 +516,13 @@ for (const backend of BACKENDS) {
         json: { expiresAt: null },
       });
       assert.equal((renewed.body as ApiKeyView).state, 'active');
-      await within5s(
-        () => server.call('/v1/categories', asKey(created.key as string)),
-        (response) => response.status === 200,
-      );
+      await accepted(created.key as string);
     });
 
     test("a key is expired now by an expiry at or before now, which ends a rotation's grace too", async () => {
       const admin = await token();
       const created = await createKey(admin, { plan: 'free', name: 'ended' });
-      await within5s(
-        () => server.call('/v1/categories', asKey(created.key as string)),
-        (response) => response.status === 200,
-      );
+      await accepted(created.key as string);
       const past = new Date(clock.now() - 86_400_000).toISOString();
       const ended = await server.admin(admin, `/keys/${created.id}`, {
         method: 'PATCH',
@@ -687,10 +675,7 @@ for (const backend of BACKENDS) {
         perDay: 1000,
       });
       const old = created.key as string;
-      await within5s(
-        () => server.call('/v1/categories', asKey(old)),
-        (response) => response.status === 200,
-      );
+      await accepted(old);
       assert.equal((await server.call('/v1/categories', asKey(old))).status, 200);
       const rotated = await server.admin(admin, `/keys/${created.id}/rotate`, {
         method: 'POST',
@@ -831,10 +816,7 @@ for (const backend of BACKENDS) {
         json: { gracePeriodSeconds: 60 },
       });
       server.issuedKeys.push((rotated.body as ApiKeyView).key as string);
-      await within5s(
-        () => server.call('/v1/categories', asKey(created.key as string)),
-        (response) => response.status === 200,
-      );
+      await accepted(created.key as string);
       await server.deps.recorder.flush();
       const answers = [
         await server.admin(admin, '/keys'),
