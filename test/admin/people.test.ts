@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
 import { assertError } from '../support/assertions.js';
 import { BACKENDS } from '../support/backends.js';
-import { launchBrowser } from '../support/browser.js';
-import {
-  oidcEnv,
-  sessionOf,
-  startIdentityProvider,
-  type TestIdentityProvider,
-  throughProvider,
-} from '../support/oidc-provider.js';
-import { request, startTestServer, type TestServer } from '../support/server.js';
+import { type OidcHarness, signedInSession, startOidcHarness } from '../support/oidc-provider.js';
+import { request } from '../support/server.js';
 
 interface TokenView {
   id: string;
@@ -42,9 +34,7 @@ interface PersonView {
  */
 for (const backend of BACKENDS) {
   describe(`the tokens people make (${backend.name})`, () => {
-    let idp: TestIdentityProvider;
-    let server: TestServer;
-    let browser: Browser;
+    let h: OidcHarness;
     /** The break-glass owner token, as `petstore admin-tokens create` makes it. */
     let owner: { id: string; token: string };
     /** Olivia's console session, as a script would present it. */
@@ -55,39 +45,25 @@ for (const backend of BACKENDS) {
     let nightlyToken = '';
 
     before(async () => {
-      idp = await startIdentityProvider();
-      idp.accounts.set('olivia', {
-        email: 'olivia@example.com',
-        name: 'Olivia Owner',
-        groups: ['petstore-owners'],
-      });
-      server = await startTestServer(oidcEnv(idp), { backend });
-      idp.register([new URL(server.url).origin]);
-      owner = await server.createAdminToken('break glass');
-      browser = await launchBrowser();
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(`${server.url}/console`);
-      await throughProvider(page, 'olivia');
-      await page.getByText('Signed in as Olivia Owner (owner)').waitFor();
-      olivia = await sessionOf(context, page);
-      await context.close();
-      const current = await request(`${server.url}/admin/v1/sessions/current`, { headers: olivia });
+      h = await startOidcHarness(
+        { olivia: { email: 'olivia@example.com', name: 'Olivia Owner', groups: ['petstore-owners'] } },
+        {},
+        { backend },
+      );
+      owner = await h.server.createAdminToken('break glass');
+      olivia = await signedInSession(h.browser, h.server.url, 'olivia', 'Olivia Owner (owner)');
+      const current = await request(`${h.server.url}/admin/v1/sessions/current`, { headers: olivia });
       oliviaId = (current.body as { person: { id: string } }).person.id;
     });
-    after(async () => {
-      await browser?.close();
-      await server?.close();
-      await idp?.close();
-    });
+    after(() => h?.close());
 
     /** A request of Olivia's console session (a change comes from the console's origin). */
     const asOlivia = (path: string, json?: unknown) =>
-      request(`${server.url}/admin/v1${path}`, {
+      request(`${h.server.url}/admin/v1${path}`, {
         method: json === undefined ? 'GET' : 'POST',
         headers: {
           ...olivia,
-          origin: server.url,
+          origin: h.server.url,
           ...(json === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(json === undefined ? {} : { body: JSON.stringify(json) }),
@@ -95,15 +71,15 @@ for (const backend of BACKENDS) {
     const make = async (response: Awaited<ReturnType<typeof asOlivia>>) => {
       assert.equal(response.status, 201, response.text);
       const made = response.body as TokenView & { token: string };
-      server.issuedKeys.push(made.token);
+      h.server.issuedKeys.push(made.token);
       return made;
     };
     const tokenOf = async (id: string) =>
-      ((await server.admin(owner.token, '/admin-tokens')).body as TokenView[]).find(
+      ((await h.server.admin(owner.token, '/admin-tokens')).body as TokenView[]).find(
         (token) => token.id === id,
       );
     const personOf = async () =>
-      ((await server.admin(owner.token, '/people')).body as PersonView[]).find(
+      ((await h.server.admin(owner.token, '/people')).body as PersonView[]).find(
         (person) => person.id === oliviaId,
       );
 
@@ -111,7 +87,7 @@ for (const backend of BACKENDS) {
       const ci = await make(await asOlivia('/admin-tokens', { name: 'olivia ci', role: 'owner' }));
       assert.deepEqual(ci.createdBy, { kind: 'person', id: oliviaId, name: 'Olivia Owner' });
       const nightly = await make(
-        await server.admin(ci.token, '/admin-tokens', {
+        await h.server.admin(ci.token, '/admin-tokens', {
           method: 'POST',
           json: { name: 'nightly', role: 'viewer' },
         }),
@@ -142,7 +118,7 @@ for (const backend of BACKENDS) {
       const [ci, nightly] = before?.tokens ?? [];
       assert.ok(ci && nightly);
       // A console session made with Olivia's token, which ends with it.
-      const started = await server.admin(ciToken, '/sessions', { method: 'POST' });
+      const started = await h.server.admin(ciToken, '/sessions', { method: 'POST' });
       assert.equal(started.status, 201, started.text);
       const ciSession = {
         cookie: (started.headers.get('set-cookie') ?? '').split(';')[0] as string,
@@ -150,27 +126,30 @@ for (const backend of BACKENDS) {
       };
 
       // Without the body, as before: the session ends, her tokens stay.
-      const plain = await server.admin(owner.token, `/people/${oliviaId}/end-sessions`, { method: 'POST' });
+      const plain = await h.server.admin(owner.token, `/people/${oliviaId}/end-sessions`, { method: 'POST' });
       assert.equal(plain.status, 200, plain.text);
       assert.deepEqual(plain.body, { ended: 1, revokedTokens: [] });
       assertError(await asOlivia('/sessions/current'), 401);
-      const stays = await server.admin(owner.token, `/people/${oliviaId}/end-sessions`, {
+      const stays = await h.server.admin(owner.token, `/people/${oliviaId}/end-sessions`, {
         method: 'POST',
         json: { revokeTokens: false },
       });
       assert.deepEqual(stays.body, { ended: 0, revokedTokens: [] });
-      assert.equal((await server.admin(ciToken, '/keys')).status, 200, 'her token outlives her sessions');
-      assert.equal((await server.admin(nightlyToken, '/keys')).status, 200);
+      assert.equal((await h.server.admin(ciToken, '/keys')).status, 200, 'her token outlives her sessions');
+      assert.equal((await h.server.admin(nightlyToken, '/keys')).status, 200);
       assert.equal((await personOf())?.tokens.length, 2);
 
       for (const body of [{ revokeTokens: 'yes' }, { revokeTokens: true, also: 1 }])
         assertError(
-          await server.admin(owner.token, `/people/${oliviaId}/end-sessions`, { method: 'POST', json: body }),
+          await h.server.admin(owner.token, `/people/${oliviaId}/end-sessions`, {
+            method: 'POST',
+            json: body,
+          }),
           400,
           'validation_failed',
         );
 
-      const revoked = await server.admin(owner.token, `/people/${oliviaId}/end-sessions`, {
+      const revoked = await h.server.admin(owner.token, `/people/${oliviaId}/end-sessions`, {
         method: 'POST',
         json: { revokeTokens: true },
       });
@@ -179,14 +158,14 @@ for (const backend of BACKENDS) {
       const { through: _nightly, ...nightlySummary } = nightly;
       assert.deepEqual(revoked.body, { ended: 0, revokedTokens: [ciSummary, nightlySummary] });
       // This instance refuses them at once, and the session made with one of them.
-      assertError(await server.admin(ciToken, '/keys'), 401, 'invalid_api_key');
-      assertError(await server.admin(nightlyToken, '/keys'), 401, 'invalid_api_key');
-      assertError(await request(`${server.url}/admin/v1/sessions/current`, { headers: ciSession }), 401);
+      assertError(await h.server.admin(ciToken, '/keys'), 401, 'invalid_api_key');
+      assertError(await h.server.admin(nightlyToken, '/keys'), 401, 'invalid_api_key');
+      assertError(await request(`${h.server.url}/admin/v1/sessions/current`, { headers: ciSession }), 401);
       assert.notEqual((await tokenOf(ci.id))?.revokedAt, null);
       assert.deepEqual((await personOf())?.tokens, []);
-      assert.equal((await server.admin(owner.token, '/keys')).status, 200, 'the owner’s own goes on');
+      assert.equal((await h.server.admin(owner.token, '/keys')).status, 200, 'the owner’s own goes on');
 
-      const audit = (await server.admin(owner.token, '/audit?order=desc&limit=20')).body as {
+      const audit = (await h.server.admin(owner.token, '/audit?order=desc&limit=20')).body as {
         actor: string;
         action: string;
         target: string;
@@ -203,13 +182,13 @@ for (const backend of BACKENDS) {
       const ending = audit.find((event) => event.action === 'person.sessions_ended');
       assert.deepEqual(ending?.details, { ended: 0, revokedTokens: [ci.id, nightly.id] });
 
-      const again = await server.admin(owner.token, `/people/${oliviaId}/end-sessions`, {
+      const again = await h.server.admin(owner.token, `/people/${oliviaId}/end-sessions`, {
         method: 'POST',
         json: { revokeTokens: true },
       });
       assert.deepEqual(again.body, { ended: 0, revokedTokens: [] });
       assertError(
-        await server.admin(owner.token, '/people/per_AAAAAAAAAAAA/end-sessions', {
+        await h.server.admin(owner.token, '/people/per_AAAAAAAAAAAA/end-sessions', {
           method: 'POST',
           json: { revokeTokens: true },
         }),

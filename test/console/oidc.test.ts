@@ -2,60 +2,54 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { eventually } from '../support/assertions.js';
-import { launchBrowser } from '../support/browser.js';
 import {
   isCallback,
+  type OidcHarness,
   oidcEnv,
   sessionOf,
   startIdentityProvider,
+  startOidcHarness,
   type TestIdentityProvider,
   throughProvider,
 } from '../support/oidc-provider.js';
 import { request, startTestServer, type TestServer } from '../support/server.js';
 import { assertAccessible, inspectPage } from './harness.js';
 
+/** A new browser context at the console of `base`, its page watched for uncaught errors. */
+async function openConsole(browser: Browser, base: string) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`${base}/console`);
+  return { context, page, errors };
+}
+
 describe('sign-in with an OpenID Connect provider', () => {
-  let idp: TestIdentityProvider;
-  let server: TestServer;
-  let browser: Browser;
+  let h: OidcHarness;
   let token: string;
 
   before(async () => {
-    idp = await startIdentityProvider();
-    idp.accounts.set('olivia', {
-      email: 'olivia@example.com',
-      name: 'Olivia Owner',
-      groups: ['petstore-owners'],
-    });
-    idp.accounts.set('victor', {
-      email: 'victor@example.com',
-      name: 'Victor Viewer',
-      groups: ['petstore-viewers', 'staff'],
-    });
-    idp.accounts.set('mallory', { email: 'mallory@example.com', name: 'Mallory', groups: ['marketing'] });
-    idp.accounts.set('sam', { email: 'sam@example.com', name: 'Sam Support', groups: ['petstore-support'] });
-    idp.accounts.set('otto', { email: 'otto@example.com', name: 'Otto Leaver', groups: ['petstore-owners'] });
-    // A person's session asks the provider again a second after it last did, so that a test sees it.
-    server = await startTestServer(oidcEnv(idp, { OIDC_RECHECK_MS: '1000' }));
-    idp.register([new URL(server.url).origin]);
-    token = (await server.createAdminToken('break glass')).token;
-    browser = await launchBrowser();
+    h = await startOidcHarness(
+      {
+        olivia: { email: 'olivia@example.com', name: 'Olivia Owner', groups: ['petstore-owners'] },
+        victor: { email: 'victor@example.com', name: 'Victor Viewer', groups: ['petstore-viewers', 'staff'] },
+        mallory: { email: 'mallory@example.com', name: 'Mallory', groups: ['marketing'] },
+        sam: { email: 'sam@example.com', name: 'Sam Support', groups: ['petstore-support'] },
+        otto: { email: 'otto@example.com', name: 'Otto Leaver', groups: ['petstore-owners'] },
+      },
+      // A person's session asks the provider again a second after it last did, so that a test sees it.
+      { OIDC_RECHECK_MS: '1000' },
+    );
+    token = (await h.server.createAdminToken('break glass')).token;
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await idp?.close();
-  });
+  after(() => h?.close());
 
   /** A new browser at the console's sign-in page. */
   async function newBrowserAtSignIn() {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`${server.url}/console`);
-    await page.getByRole('heading', { name: 'Pet Store console' }).waitFor();
-    return { context, page, errors };
+    const opened = await openConsole(h.browser, h.server.url);
+    await opened.page.getByRole('heading', { name: 'Pet Store console' }).waitFor();
+    return opened;
   }
 
   test('the sign-in page offers the provider first, and keeps the token form as the break-glass path', async () => {
@@ -75,7 +69,7 @@ describe('sign-in with an OpenID Connect provider', () => {
     // The second secret came in the URL's fragment, and is gone from the address bar.
     assert.equal(new URL(page.url()).hash, '');
     const headers = await sessionOf(context, page);
-    const current = await request(`${server.url}/admin/v1/sessions/current`, { headers });
+    const current = await request(`${h.server.url}/admin/v1/sessions/current`, { headers });
     assert.equal(current.status, 200, current.text);
     const session = current.body as {
       tokenId: null;
@@ -91,13 +85,13 @@ describe('sign-in with an OpenID Connect provider', () => {
     assert.match(session.person.id, /^per_[0-9A-Za-z]{12}$/);
 
     // What she does is hers in the audit: her id, subject and email.
-    const made = await request(`${server.url}/admin/v1/keys`, {
+    const made = await request(`${h.server.url}/admin/v1/keys`, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', origin: new URL(server.url).origin },
+      headers: { ...headers, 'content-type': 'application/json', origin: new URL(h.server.url).origin },
       body: JSON.stringify({ plan: 'free', name: 'by olivia' }),
     });
     assert.equal(made.status, 201, made.text);
-    const audit = await server.admin(token, '/audit?actorKind=person&order=desc');
+    const audit = await h.server.admin(token, '/audit?actorKind=person&order=desc');
     const entry = (audit.body as Record<string, unknown>[]).find((row) => row.action === 'key.created');
     assert.ok(entry, audit.text);
     assert.equal(entry.actor, session.person.id);
@@ -120,7 +114,7 @@ describe('sign-in with an OpenID Connect provider', () => {
     await page.getByText('Signed in as Victor Viewer (viewer)').waitFor();
     // A viewer is not offered the People page, which is the owner's; opened by its URL, it says who gives that.
     assert.equal(await page.getByRole('link', { name: 'People' }).count(), 0);
-    await page.goto(`${server.url}/console/people`);
+    await page.goto(`${h.server.url}/console/people`);
     await page
       .getByText(/^The People page needs the owner role\. Your groups at .+ give you the viewer role/)
       .waitFor();
@@ -130,10 +124,10 @@ describe('sign-in with an OpenID Connect provider', () => {
       )
       .waitFor();
     const headers = await sessionOf(context, page);
-    const origin = new URL(server.url).origin;
-    const listed = await request(`${server.url}/admin/v1/keys`, { headers });
+    const origin = new URL(h.server.url).origin;
+    const listed = await request(`${h.server.url}/admin/v1/keys`, { headers });
     assert.equal(listed.status, 200);
-    const refused = await request(`${server.url}/admin/v1/keys`, {
+    const refused = await request(`${h.server.url}/admin/v1/keys`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', origin },
       body: JSON.stringify({ plan: 'free', name: 'by victor' }),
@@ -144,9 +138,9 @@ describe('sign-in with an OpenID Connect provider', () => {
       (refused.body as { message: string }).message,
       /needs the admin role or above; you have the viewer role/,
     );
-    const people = await request(`${server.url}/admin/v1/people`, { headers });
+    const people = await request(`${h.server.url}/admin/v1/people`, { headers });
     assert.equal(people.status, 403);
-    const audit = await server.admin(token, '/audit?order=desc&limit=20');
+    const audit = await h.server.admin(token, '/audit?order=desc&limit=20');
     const entry = (audit.body as Record<string, unknown>[]).find(
       (row) => row.action === 'access.refused' && row.target === 'createApiKey',
     );
@@ -167,7 +161,7 @@ describe('sign-in with an OpenID Connect provider', () => {
       (await context.cookies()).some((cookie) => cookie.name === 'petstore_session'),
       false,
     );
-    const audit = await server.admin(token, '/audit?order=desc&limit=20');
+    const audit = await h.server.admin(token, '/audit?order=desc&limit=20');
     const entry = (audit.body as Record<string, unknown>[]).find((row) => row.action === 'session.refused');
     assert.ok(entry, audit.text);
     assert.equal(entry.target, 'mallory');
@@ -187,7 +181,7 @@ describe('sign-in with an OpenID Connect provider', () => {
     assert.ok(genuine.searchParams.get('state') && genuine.searchParams.get('code'));
 
     // Another browser, which never started a sign-in, is refused and gets no session.
-    const other = await browser.newContext();
+    const other = await h.browser.newContext();
     const otherPage = await other.newPage();
     assert.equal((await otherPage.goto(genuine.href))?.status(), 400);
     await otherPage
@@ -222,12 +216,12 @@ describe('sign-in with an OpenID Connect provider', () => {
       // The consent's POST is the last request the page makes to the provider; the redirects after it are
       // followed here, by the context's own request client (its cookies), up to the one back to us.
       await browsing.page.route(
-        (url) => url.origin === idp.issuer,
+        (url) => url.origin === h.idp.issuer,
         async (route) => {
           if (!(route.request().postData() ?? '').includes('prompt=consent')) return route.continue();
           let answer = await route.fetch({ maxRedirects: 0 });
           for (let hop = 0; hop < 5 && !held; hop += 1) {
-            const location = new URL(answer.headers().location ?? '', idp.issuer);
+            const location = new URL(answer.headers().location ?? '', h.idp.issuer);
             if (location.pathname === '/console/oidc/callback') held = location.href;
             else answer = await browsing.context.request.get(location.href, { maxRedirects: 0 });
           }
@@ -250,7 +244,7 @@ describe('sign-in with an OpenID Connect provider', () => {
     await tab.getByRole('heading', { name: 'Sign-in failed' }).waitFor();
     // The provider refused the code (invalid_grant): its PKCE challenge is the first sign-in's, and this
     // sign-in's verifier does not answer it.
-    const refusal = server.logs.filter((line) => line.includes('failed its checks')).at(-1) ?? '';
+    const refusal = h.server.logs.filter((line) => line.includes('failed its checks')).at(-1) ?? '';
     assert.match(refusal, /"error":"invalid_grant"/);
     assert.equal(
       (await second.context.cookies()).some((cookie) => cookie.name === 'petstore_session'),
@@ -268,7 +262,7 @@ describe('sign-in with an OpenID Connect provider', () => {
     await page.getByText(/Test IdP did not sign you in: .+\./).waitFor();
     await assertAccessible(page, 'the provider’s refusal');
 
-    const forged = new URL(`${server.url}/console/oidc/callback`);
+    const forged = new URL(`${h.server.url}/console/oidc/callback`);
     forged.searchParams.set('error', 'access_denied');
     forged.searchParams.set('error_description', 'Your account is locked: call 555-0100');
     assert.equal((await page.goto(forged.href))?.status(), 403);
@@ -286,14 +280,14 @@ describe('sign-in with an OpenID Connect provider', () => {
     const owner = await newBrowserAtSignIn();
     await throughProvider(owner.page, 'olivia');
     await owner.page.getByText('Signed in as Olivia Owner (owner)').waitFor();
-    await owner.page.goto(`${server.url}/console/people`);
+    await owner.page.goto(`${h.server.url}/console/people`);
     await owner.page.getByRole('button', { name: 'End sessions of Sam Support' }).click();
     await owner.page.getByRole('button', { name: 'End sessions', exact: true }).click();
     await eventually('Sam’s session refused', async () => {
-      const current = await request(`${server.url}/admin/v1/sessions/current`, { headers: samHeaders });
+      const current = await request(`${h.server.url}/admin/v1/sessions/current`, { headers: samHeaders });
       return current.status === 401;
     });
-    const audit = await server.admin(token, '/audit?order=desc&limit=20');
+    const audit = await h.server.admin(token, '/audit?order=desc&limit=20');
     assert.ok((audit.body as { action: string }[]).some((row) => row.action === 'person.sessions_ended'));
 
     // Sam signs in again (a new browser: the provider would remember the last one); then the provider
@@ -302,16 +296,16 @@ describe('sign-in with an OpenID Connect provider', () => {
     await throughProvider(samAgain.page, 'sam');
     await samAgain.page.getByText('Signed in as Sam Support (support)').waitFor();
     const again = await sessionOf(samAgain.context, samAgain.page);
-    const account = idp.accounts.get('sam');
+    const account = h.idp.accounts.get('sam');
     assert.ok(account);
     account.groups = ['alumni'];
     await eventually(
       'the session ends at its next check with the provider',
       async () =>
-        (await request(`${server.url}/admin/v1/sessions/current`, { headers: again })).status === 401,
+        (await request(`${h.server.url}/admin/v1/sessions/current`, { headers: again })).status === 401,
       10_000,
     );
-    const ended = await server.admin(token, '/audit?order=desc&limit=20');
+    const ended = await h.server.admin(token, '/audit?order=desc&limit=20');
     const entry = (ended.body as Record<string, unknown>[]).find(
       (row) => row.action === 'session.ended' && row.actorEmail === 'sam@example.com',
     );
@@ -324,67 +318,51 @@ describe('sign-in with an OpenID Connect provider', () => {
 });
 
 describe('offboarding on the People page', () => {
-  let idp: TestIdentityProvider;
-  let server: TestServer;
-  let browser: Browser;
+  let h: OidcHarness;
 
   before(async () => {
-    idp = await startIdentityProvider();
-    idp.accounts.set('olivia', {
-      email: 'olivia@example.com',
-      name: 'Olivia Owner',
-      groups: ['petstore-owners'],
+    h = await startOidcHarness({
+      olivia: { email: 'olivia@example.com', name: 'Olivia Owner', groups: ['petstore-owners'] },
+      otto: { email: 'otto@example.com', name: 'Otto Leaver', groups: ['petstore-owners'] },
     });
-    idp.accounts.set('otto', { email: 'otto@example.com', name: 'Otto Leaver', groups: ['petstore-owners'] });
-    server = await startTestServer(oidcEnv(idp));
-    idp.register([new URL(server.url).origin]);
-    browser = await launchBrowser();
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await idp?.close();
-  });
+  after(() => h?.close());
 
   /** A new browser signed in through the provider as `login`, watched for page errors. */
   async function signedIn(login: string, name: string) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`${server.url}/console`);
-    await throughProvider(page, login);
-    await page.getByText(`Signed in as ${name} (owner)`).waitFor();
-    return { context, page, errors };
+    const opened = await openConsole(h.browser, h.server.url);
+    await throughProvider(opened.page, login);
+    await opened.page.getByText(`Signed in as ${name} (owner)`).waitFor();
+    return opened;
   }
 
   test('the People page lists the tokens a person made; End sessions offers to revoke them, saying how many', async () => {
     // Otto makes a token on the Admin tokens page, which says he made it; and one more with it.
     const otto = await signedIn('otto', 'Otto Leaver');
-    await otto.page.goto(`${server.url}/console/admin-tokens`);
+    await otto.page.goto(`${h.server.url}/console/admin-tokens`);
     await otto.page.getByLabel('Name').fill('otto deploy');
     await otto.page.getByLabel('Role').selectOption('owner');
     await otto.page.getByRole('button', { name: 'Create token' }).click();
     await otto.page.getByText('It will not be shown again').waitFor();
     const deploy = (await otto.page.locator('[data-testid="new-key"]').textContent())?.trim() ?? '';
     assert.match(deploy, /^ps_admin_[0-9A-Za-z]{32}$/);
-    server.issuedKeys.push(deploy);
+    h.server.issuedKeys.push(deploy);
     await otto.page
       .getByRole('row', { name: /otto deploy/ })
       .getByRole('cell', { name: 'Otto Leaver (person)' })
       .waitFor();
     await inspectPage(otto.page, 'admin-tokens-made-by');
-    const backup = await server.admin(deploy, '/admin-tokens', {
+    const backup = await h.server.admin(deploy, '/admin-tokens', {
       method: 'POST',
       json: { name: 'otto backup', role: 'viewer' },
     });
     assert.equal(backup.status, 201, backup.text);
     const backupToken = (backup.body as { token: string }).token;
-    server.issuedKeys.push(backupToken);
+    h.server.issuedKeys.push(backupToken);
 
     // Olivia, an owner, sees them on the People page, with the one made through the other.
     const owner = await signedIn('olivia', 'Olivia Owner');
-    await owner.page.goto(`${server.url}/console/people`);
+    await owner.page.goto(`${h.server.url}/console/people`);
     const row = owner.page.getByRole('row', { name: /Otto Leaver/ });
     await row.getByRole('listitem').nth(1).waitFor();
     const listed = await row.getByRole('listitem').allTextContents();
@@ -406,7 +384,7 @@ describe('offboarding on the People page', () => {
     await box.uncheck();
     await dialog.getByRole('button', { name: 'End sessions', exact: true }).click();
     await owner.page.getByText('Ended 1 session of Otto Leaver.').waitFor();
-    assert.equal((await server.admin(deploy, '/keys')).status, 200, 'his token outlives his sessions');
+    assert.equal((await h.server.admin(deploy, '/keys')).status, 200, 'his token outlives his sessions');
 
     // With no session left, the row offers to revoke the tokens alone.
     await owner.page.getByRole('button', { name: 'Revoke tokens of Otto Leaver' }).click();
@@ -417,8 +395,8 @@ describe('offboarding on the People page', () => {
     await owner.page
       .getByText('Revoked 2 admin tokens Otto Leaver made: otto deploy, otto backup.')
       .waitFor();
-    assert.equal((await server.admin(deploy, '/keys')).status, 401, 'refused at once');
-    assert.equal((await server.admin(backupToken, '/keys')).status, 401);
+    assert.equal((await h.server.admin(deploy, '/keys')).status, 401, 'refused at once');
+    assert.equal((await h.server.admin(backupToken, '/keys')).status, 401);
     await row.getByText('None', { exact: true }).first().waitFor();
     assert.equal(await row.getByRole('button').count(), 0, 'nothing left to end');
     await inspectPage(owner.page, 'people-offboarded');
@@ -429,42 +407,33 @@ describe('offboarding on the People page', () => {
 });
 
 describe('token sign-in turned off', () => {
-  let idp: TestIdentityProvider;
-  let server: TestServer;
-  let browser: Browser;
+  let h: OidcHarness;
 
   before(async () => {
-    idp = await startIdentityProvider();
-    server = await startTestServer(oidcEnv(idp, { CONSOLE_TOKEN_SIGNIN: 'off' }));
-    idp.register([new URL(server.url).origin]);
-    browser = await launchBrowser();
+    h = await startOidcHarness({}, { CONSOLE_TOKEN_SIGNIN: 'off' });
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await idp?.close();
-  });
+  after(() => h?.close());
 
   test('the console offers no token form and refuses a token sign-in, while tokens still work on the API', async () => {
-    const { token } = await server.createAdminToken('cli');
-    const context = await browser.newContext();
+    const { token } = await h.server.createAdminToken('cli');
+    const context = await h.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${server.url}/console`);
+    await page.goto(`${h.server.url}/console`);
     await page.getByRole('link', { name: 'Sign in with Test IdP' }).waitFor();
     assert.equal(await page.getByLabel('Admin token').count(), 0);
     await page.getByText(/Signing in with an admin token is turned off/).waitFor();
     await assertAccessible(page, 'sign-in without the token form');
     await context.close();
 
-    const refused = await server.admin(token, '/sessions', { method: 'POST' });
+    const refused = await h.server.admin(token, '/sessions', { method: 'POST' });
     assert.equal(refused.status, 403, refused.text);
     assert.equal((refused.body as { code: string }).code, 'token_signin_off');
     assert.equal(refused.headers.get('set-cookie'), null);
-    assert.equal((await server.admin(token, '/keys')).status, 200);
+    assert.equal((await h.server.admin(token, '/keys')).status, 200);
   });
 
   test('a stranger may start only so many sign-ins a minute: each keeps a row until it ends', async () => {
-    const start = () => fetch(`${server.url}/console/oidc/start`, { redirect: 'manual' });
+    const start = () => fetch(`${h.server.url}/console/oidc/start`, { redirect: 'manual' });
     const answers: number[] = [];
     for (let sent = 0; sent < 61; sent += 1) answers.push((await start()).status);
     // The console's own anonymous calls (a session check) share the address's budget of 60 a minute.

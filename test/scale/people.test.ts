@@ -6,10 +6,9 @@ import { launchBrowser } from '../support/browser.js';
 import { startFleet } from '../support/fleet.js';
 import {
   oidcEnv,
-  sessionOf,
+  signedInSession,
   startIdentityProvider,
   type TestIdentityProvider,
-  throughProvider,
 } from '../support/oidc-provider.js';
 import { runCli } from '../support/process.js';
 import { request } from '../support/server.js';
@@ -40,13 +39,7 @@ describe('people on two instances', () => {
 
   test('a session begun on one is honoured on the other with its role; ending the person’s sessions on one ends them on both', async () => {
     const [first, second] = fleet.servers.map((server) => server.url) as [string, string];
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${first}/console`);
-    await throughProvider(page, 'sam');
-    await page.getByText('Signed in as Sam Support (support)').waitFor();
-    const headers = await sessionOf(context, page);
-    await context.close();
+    const headers = await signedInSession(browser, first, 'sam', 'Sam Support (support)');
 
     const call = (base: string, method: string, path: string, json?: unknown) =>
       request(`${base}/admin/v1${path}`, {
@@ -93,13 +86,7 @@ describe('people on two instances', () => {
 
   test('a token a person made on one is listed on the other; revoked with their sessions through one, both refuse it', async () => {
     const [first, second] = fleet.servers.map((server) => server.url) as [string, string];
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${first}/console`);
-    await throughProvider(page, 'otto');
-    await page.getByText('Signed in as Otto Owner (owner)').waitFor();
-    const headers = await sessionOf(context, page);
-    await context.close();
+    const headers = await signedInSession(browser, first, 'otto', 'Otto Owner (owner)');
     const made = await request(`${first}/admin/v1/admin-tokens`, {
       method: 'POST',
       headers: { ...headers, origin: first, 'content-type': 'application/json' },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { startClosing } from './closing.js';
 import { startTestServer, type TestServer } from './server.js';
 
 /** Debian's chromium; CI installs it (`.ci/run`), so a missing browser is a failure, never a skip. */
@@ -47,36 +48,20 @@ export interface WatchedBrowser {
   close(): Promise<void>;
 }
 
-/** Starts a server and Chromium with a watched page; what started is closed again if the rest fails. */
-export async function startWatchedBrowser(): Promise<WatchedBrowser> {
-  const server = await startTestServer();
-  let browser: Browser | undefined;
-  try {
-    const started = await launchBrowser();
-    browser = started;
+/** Starts a server and Chromium with a watched page. */
+export function startWatchedBrowser(): Promise<WatchedBrowser> {
+  return startClosing(async (keep) => {
+    const server = keep(await startTestServer());
+    const browser = keep(await launchBrowser());
     const origin = new URL(server.url).origin;
     const failures: string[] = [];
     const newPage = async () => {
-      const page = await started.newPage();
+      const page = await browser.newPage();
       await watch(page, origin, failures);
       return page;
     };
-    return {
-      server,
-      browser,
-      page: await newPage(),
-      failures,
-      newPage,
-      async close() {
-        await started.close();
-        await server.close();
-      },
-    };
-  } catch (error) {
-    await browser?.close();
-    await server.close();
-    throw error;
-  }
+    return { server, browser, page: await newPage(), failures, newPage };
+  });
 }
 
 /** The text of the element a selector finds, as the reader sees it (hidden parts left out). */

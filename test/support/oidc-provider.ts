@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser } from './browser.js';
+import { startClosing } from './closing.js';
+import { startTestServer, type TestServer } from './server.js';
 
 /** A person the test identity provider knows: the login of its sign-in form is their key. */
 export interface TestAccount {
@@ -114,4 +117,54 @@ export async function sessionOf(context: BrowserContext, page: Page): Promise<Re
   const secret = (await page.evaluate('sessionStorage.getItem("petstore.session")')) as string | null;
   assert.ok(secret?.startsWith('pssh_'), 'the second secret is in the tab');
   return { cookie: `petstore_session=${cookie.value}`, 'x-petstore-session': secret as string };
+}
+
+/**
+ * Signs `login` in through the provider at the console of `base` in a new browser context, waits until the
+ * console says `Signed in as ${shownAs}`, and answers the session as a script would present it. The context is
+ * closed: the session lives on in the service.
+ */
+export async function signedInSession(
+  browser: Browser,
+  base: string,
+  login: string,
+  shownAs: string,
+): Promise<Record<string, string>> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${base}/console`);
+    await throughProvider(page, login);
+    await page.getByText(`Signed in as ${shownAs}`).waitFor();
+    return await sessionOf(context, page);
+  } finally {
+    await context.close();
+  }
+}
+
+/** The test provider, a test server whose console signs people in with it, and Chromium to sign in with. */
+export interface OidcHarness {
+  idp: TestIdentityProvider;
+  server: TestServer;
+  browser: Browser;
+  /** Closes the browser, the server and the provider. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the provider knowing `accounts` (by login), a test server of `oidcEnv(idp, env)` and `options` whose
+ * console it registers, and Chromium; what started is closed again if the rest fails.
+ */
+export function startOidcHarness(
+  accounts: Record<string, TestAccount>,
+  env: Record<string, string> = {},
+  options: Parameters<typeof startTestServer>[1] = {},
+): Promise<OidcHarness> {
+  return startClosing(async (keep) => {
+    const idp = keep(await startIdentityProvider());
+    for (const [login, account] of Object.entries(accounts)) idp.accounts.set(login, account);
+    const server = keep(await startTestServer(oidcEnv(idp, env), options));
+    idp.register([new URL(server.url).origin]);
+    return { idp, server, browser: keep(await launchBrowser()) };
+  });
 }
