@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { shownText, textOf } from '../support/browser.js';
-import { type ConsoleHarness, DNS_TARGET, inspectPage, signIn, startConsole } from './harness.js';
+import { type ConsoleHarness, DNS_TARGET, inspectPage, startConsoleAt } from './harness.js';
 
 const DOMAIN = 'docs.shop.test';
 
@@ -12,13 +12,9 @@ describe('Project settings → Domains in the console', () => {
   let h: ConsoleHarness;
 
   before(async () => {
-    h = await startConsole();
-    await h.open('/console/domains');
-    await signIn(h.page, h.token);
+    h = await startConsoleAt('/console/domains');
   });
-  after(async () => {
-    await h?.close();
-  });
+  after(() => h?.close());
 
   const badge = (state: string) => h.page.locator('.title-row .badge', { hasText: state }).waitFor();
 
@@ -110,13 +106,9 @@ describe('Domains in the console of a service with no DOMAINS_TARGET', () => {
   let h: ConsoleHarness;
 
   before(async () => {
-    h = await startConsole(() => false, { target: null });
-    await h.open('/console/domains');
-    await signIn(h.page, h.token);
+    h = await startConsoleAt('/console/domains', () => false, { target: null });
   });
-  after(async () => {
-    await h?.close();
-  });
+  after(() => h?.close());
 
   const missingTarget =
     /No DNS target is set[\s\S]*DOMAINS_TARGET[\s\S]*only its ownership TXT record can be shown/;

@@ -89,11 +89,42 @@ export async function startConsole(
   };
 }
 
+/** `startConsole`, with the page at `path` and signed in with the harness's token; closed again if that fails. */
+export async function startConsoleAt(
+  path: string,
+  expected?: (status: number, url: string) => boolean,
+  options?: { target?: string | null; env?: Record<string, string> },
+): Promise<ConsoleHarness> {
+  const h = await startConsole(expected, options);
+  try {
+    await h.open(path);
+    await signIn(h.page, h.token);
+    return h;
+  } catch (error) {
+    await h.close();
+    throw error;
+  }
+}
+
 /** Signs in through the form, as a person would, and waits for the console's header. */
 export async function signIn(page: Page, token: string): Promise<void> {
   await page.getByLabel('Admin token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/**
+ * Makes an admin token on the Admin tokens page open in `page`, as a person would, and answers it: shown this
+ * once, in the token's form.
+ */
+export async function createTokenOnPage(page: Page, name: string, role: string): Promise<string> {
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Role').selectOption(role);
+  await page.getByRole('button', { name: 'Create token' }).click();
+  await page.getByText('It will not be shown again').waitFor();
+  const token = (await page.locator('[data-testid="new-key"]').textContent())?.trim() ?? '';
+  assert.match(token, /^ps_admin_[0-9A-Za-z]{32}$/);
+  return token;
 }
 
 /** Runs axe-core on the page as it is: a serious or critical violation fails, naming the rule and the nodes. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { shownText, textOf } from '../support/browser.js';
-import { type ConsoleHarness, focused, inspectPage, signIn, startConsole } from './harness.js';
+import { type ConsoleHarness, focused, inspectPage, startConsoleAt } from './harness.js';
 
 const KEY = /ps_(live|test)_[0-9A-Za-z]{32}/;
 
@@ -10,13 +10,9 @@ describe('API keys in the console', () => {
   let created = '';
 
   before(async () => {
-    h = await startConsole();
-    await h.open('/console/keys');
-    await signIn(h.page, h.token);
+    h = await startConsoleAt('/console/keys');
   });
-  after(async () => {
-    await h?.close();
-  });
+  after(() => h?.close());
 
   const heading = (name: string) => h.page.getByRole('heading', { level: 1, name }).waitFor();
   /** A request to the API with a key, after every instance has seen the latest keys. */

@@ -13,7 +13,7 @@ import {
   throughProvider,
 } from '../support/oidc-provider.js';
 import { request, startTestServer, type TestServer } from '../support/server.js';
-import { assertAccessible, inspectPage } from './harness.js';
+import { assertAccessible, createTokenOnPage, inspectPage } from './harness.js';
 
 /** A new browser context at the console of `base`, its page watched for uncaught errors. */
 async function openConsole(browser: Browser, base: string) {
@@ -340,12 +340,7 @@ describe('offboarding on the People page', () => {
     // Otto makes a token on the Admin tokens page, which says he made it; and one more with it.
     const otto = await signedIn('otto', 'Otto Leaver');
     await otto.page.goto(`${h.server.url}/console/admin-tokens`);
-    await otto.page.getByLabel('Name').fill('otto deploy');
-    await otto.page.getByLabel('Role').selectOption('owner');
-    await otto.page.getByRole('button', { name: 'Create token' }).click();
-    await otto.page.getByText('It will not be shown again').waitFor();
-    const deploy = (await otto.page.locator('[data-testid="new-key"]').textContent())?.trim() ?? '';
-    assert.match(deploy, /^ps_admin_[0-9A-Za-z]{32}$/);
+    const deploy = await createTokenOnPage(otto.page, 'otto deploy', 'owner');
     h.server.issuedKeys.push(deploy);
     await otto.page
       .getByRole('row', { name: /otto deploy/ })

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { textOf } from '../support/browser.js';
-import { type ConsoleHarness, inspectPage, signIn, startConsole } from './harness.js';
+import { type ConsoleHarness, createTokenOnPage, inspectPage, signIn, startConsole } from './harness.js';
 
 /**
  * The console offers what the session's role allows, and nothing else: a viewer reads every page without a
@@ -138,12 +138,7 @@ describe('the console follows the role', () => {
       roles.map((text) => text.split(':')[0]),
       ['owner', 'admin', 'support', 'viewer'],
     );
-    await h.page.getByLabel('Name').fill('support desk');
-    await h.page.getByLabel('Role').selectOption('support');
-    await h.page.getByRole('button', { name: 'Create token' }).click();
-    await h.page.getByText('It will not be shown again').waitFor();
-    const token = (await h.page.locator('[data-testid="new-key"]').textContent())?.trim() ?? '';
-    assert.match(token, /^ps_admin_[0-9A-Za-z]{32}$/);
+    const token = await createTokenOnPage(h.page, 'support desk', 'support');
     h.server.issuedKeys.push(token);
     await h.page
       .getByRole('row', { name: /support desk/ })

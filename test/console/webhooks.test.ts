@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { shownText, textOf } from '../support/browser.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { type ConsoleHarness, inspectPage, signIn, startConsole } from './harness.js';
+import { type ConsoleHarness, inspectPage, startConsoleAt } from './harness.js';
 
 describe('Project settings → Webhooks in the console', () => {
   let h: ConsoleHarness;
@@ -15,9 +15,7 @@ describe('Project settings → Webhooks in the console', () => {
     receiver = await startWebhookReceiver();
     url = `${receiver.url}/hooks/petstore`;
     // The receiver is on 127.0.0.1, which only this setting allows.
-    h = await startConsole(undefined, { env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
-    await h.open('/console/webhooks');
-    await signIn(h.page, h.token);
+    h = await startConsoleAt('/console/webhooks', undefined, { env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
   });
   after(async () => {
     await h?.close();
