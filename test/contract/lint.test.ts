@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import {
   BaseResolver,
   createConfig,
@@ -8,7 +8,7 @@ import {
   ResolveError,
   type Source,
 } from '@redocly/openapi-core';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { servedText } from '../support/server.js';
 
 /**
  * A resolver that reads nothing: the document is self-contained, and the test must not touch the network
@@ -25,23 +25,19 @@ const describeProblem = (problem: NormalizedProblem) =>
 
 for (const path of ['/openapi.json', '/admin/openapi.json']) {
   describe(`the served OpenAPI document ${path} passes the recommended lint rules`, () => {
-    let server: TestServer;
     let problems: NormalizedProblem[];
     before(async () => {
-      server = await startTestServer();
-      const response = await fetch(`${server.url}${path}`);
-      assert.equal(response.status, 200);
+      const served = await servedText(path);
       const externalRefResolver = new OfflineResolver();
       // Only the built-in `recommended` ruleset: no config file is looked for, no plugin is loaded.
       const config = await createConfig({ extends: ['recommended'] }, { externalRefResolver });
       problems = await lintFromString({
-        source: await response.text(),
-        absoluteRef: `${server.url}${path}`,
+        source: served.text,
+        absoluteRef: served.url,
         config,
         externalRefResolver,
       });
     });
-    after(() => server.close());
 
     test('no errors', () => {
       assert.deepEqual(problems.filter((problem) => problem.severity === 'error').map(describeProblem), []);

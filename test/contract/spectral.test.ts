@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import spectralCore, { type ISpectralDiagnostic, type Ruleset } from '@stoplight/spectral-core';
 import spectralParsers from '@stoplight/spectral-parsers';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { servedDocument, servedText } from '../support/server.js';
 
 // Both packages are CommonJS, whose named exports Node's ESM loader cannot all see.
 const { Document, Spectral } = spectralCore;
@@ -65,15 +65,11 @@ before(async () => {
 
 for (const path of ['/openapi.json', '/admin/openapi.json']) {
   describe(`the served OpenAPI document ${path} passes Spectral with the OWASP ruleset`, () => {
-    let server: TestServer;
     let problems: ISpectralDiagnostic[];
     before(async () => {
-      server = await startTestServer();
-      const response = await fetch(`${server.url}${path}`);
-      assert.equal(response.status, 200);
-      problems = await lint(ruleset, await response.text(), `${server.url}${path}`);
+      const served = await servedText(path);
+      problems = await lint(ruleset, served.text, served.url);
     });
-    after(() => server.close());
 
     test('no errors', () => {
       assert.deepEqual(problems.filter((problem) => problem.severity === ERROR).map(describeProblem), []);
@@ -93,12 +89,9 @@ for (const path of ['/openapi.json', '/admin/openapi.json']) {
 
 describe('the ruleset', () => {
   let served: Record<string, unknown>;
-  let server: TestServer;
   before(async () => {
-    server = await startTestServer();
-    served = (await (await fetch(`${server.url}/openapi.json`)).json()) as Record<string, unknown>;
+    served = await servedDocument('/openapi.json');
   });
-  after(() => server.close());
 
   test('fails a request string without maxLength, and a request without its 400', async () => {
     const broken = structuredClone(served) as {

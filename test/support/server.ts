@@ -269,18 +269,27 @@ export async function request(url: string, init: RequestInitLike = {}): Promise<
 }
 
 /**
- * The document served at `path` (`/openapi.json`, `/admin/openapi.json`), which must answer 200: by `server`,
- * or by a new server of its own, closed again once it answered.
+ * What is served at `path` (`/openapi.json`, `/admin/openapi.json`), which must answer 200, and where from: by
+ * `server`, or by a new server of its own, closed again once it answered.
  */
-export async function servedDocument<T>(path: string, server?: { url: string }): Promise<T> {
+export async function servedText(
+  path: string,
+  server?: { url: string },
+): Promise<{ url: string; text: string }> {
   const own = server === undefined ? await startTestServer() : undefined;
   try {
-    const response = await fetch(`${(server ?? (own as TestServer)).url}${path}`);
+    const url = `${(server ?? (own as TestServer)).url}${path}`;
+    const response = await fetch(url);
     assert.equal(response.status, 200, `GET ${path}`);
-    return (await response.json()) as T;
+    return { url, text: await response.text() };
   } finally {
     await own?.close();
   }
+}
+
+/** The JSON document served at `path` (`servedText`), parsed. */
+export async function servedDocument<T>(path: string, server?: { url: string }): Promise<T> {
+  return JSON.parse((await servedText(path, server)).text) as T;
 }
 
 /**
