@@ -13,7 +13,7 @@ import {
   type StorageConfig,
   StorageNotFoundError,
 } from '../../src/storage/index.js';
-import { createTestDatabase, queryPostgres } from '../support/backends.js';
+import { createTestDatabase, queryPostgres, querySqlite } from '../support/backends.js';
 import { keyRecord } from '../support/key-record.js';
 import { tempDir } from '../support/server.js';
 
@@ -33,14 +33,7 @@ const BACKENDS: Record<'sqlite' | 'postgres', () => Promise<Fresh>> = {
     const file = path.join(dir, 'store.db');
     return {
       config: { kind: 'sqlite', file, isDefault: false, dataDir: dir },
-      async read<T>(sql: string) {
-        const db = new Sqlite(file, { readonly: true });
-        try {
-          return db.prepare(sql).all() as T[];
-        } finally {
-          db.close();
-        }
-      },
+      read: async <T>(sql: string) => querySqlite<T>(file, sql),
       async write(sql: string) {
         const db = new Sqlite(file);
         try {

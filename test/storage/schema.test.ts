@@ -16,7 +16,7 @@ import {
   migrate as migrateSqlite,
   MIGRATIONS as SQLITE_MIGRATIONS,
 } from '../../src/storage/sqlite/migrations.js';
-import { createTestDatabase } from '../support/backends.js';
+import { createTestDatabase, querySqlite } from '../support/backends.js';
 import { runCli } from '../support/process.js';
 import { tempDir } from '../support/server.js';
 
@@ -64,14 +64,7 @@ const BACKENDS: { name: string; make: (version: number) => Promise<Made> }[] = [
           db.exec(sql);
           db.close();
         },
-        async rows<T>(sql: string) {
-          const db = new Sqlite(file, { readonly: true });
-          try {
-            return db.prepare(sql).all() as T[];
-          } finally {
-            db.close();
-          }
-        },
+        rows: async <T>(sql: string) => querySqlite<T>(file, sql),
         drop: async () => remove(),
       };
     },

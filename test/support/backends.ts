@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { Sqlite } from '../../src/storage/index.js';
 
 /** The machine's PostgreSQL and Redis (`.ci/run` starts them if they are down). */
 export const POSTGRES_ADMIN_URL =
@@ -33,6 +34,16 @@ export async function queryPostgres<T>(url: string, sql: string, values: unknown
     return (await client.query(sql, values)).rows as T[];
   } finally {
     await client.end();
+  }
+}
+
+/** Runs `sql` on a read-only connection of its own to the SQLite file `file`, and returns its rows. */
+export function querySqlite<T>(file: string, sql: string): T[] {
+  const db = new Sqlite(file, { readonly: true });
+  try {
+    return db.prepare(sql).all() as T[];
+  } finally {
+    db.close();
   }
 }
 

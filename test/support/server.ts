@@ -23,8 +23,8 @@ import {
   randomBase62,
 } from '../../src/keys/index.js';
 import { createLogger } from '../../src/log/index.js';
-import { requestLogFile, Sqlite } from '../../src/storage/index.js';
-import { type Backend, backendEnvironment, queryPostgres, SQLITE_MEMORY } from './backends.js';
+import { requestLogFile } from '../../src/storage/index.js';
+import { type Backend, backendEnvironment, queryPostgres, querySqlite, SQLITE_MEMORY } from './backends.js';
 import { keyRecord } from './key-record.js';
 
 export interface TestServer {
@@ -168,15 +168,7 @@ export async function startTestServer(
 
   const storageUrl = config.storage.kind === 'postgres' ? config.storage.url : undefined;
   async function query<T>(sql: string): Promise<T[]> {
-    if (storageUrl === undefined) {
-      const db = new Sqlite(file, { readonly: true });
-      try {
-        return db.prepare(sql).all() as T[];
-      } finally {
-        db.close();
-      }
-    }
-    return queryPostgres<T>(storageUrl, sql);
+    return storageUrl === undefined ? querySqlite<T>(file, sql) : queryPostgres<T>(storageUrl, sql);
   }
 
   return {
