@@ -47,17 +47,29 @@ const sha256 = (file: string) => createHash('sha256').update(readFileSync(file))
 const modeOf = (file: string) => (statSync(file).mode & 0o777).toString(8);
 
 /**
- * Records the mode of every file that appears in `dir`, as first seen (inotify tells at its creation): a
- * file created 0644 and chmodded later is seen 0644.
+ * Runs the CLI with `args` while recording the mode of every file that appears in `dir`, as first seen
+ * (inotify tells at its creation: a file created 0644 and chmodded later is seen 0644), and asserts that it
+ * succeeded, that its temporary copy (named from `temporary`) was seen, and that every file was 0600.
  */
-function watchModes(dir: string): { seen: Map<string, number>; close: () => void } {
+async function assertWrittenPrivately(
+  dir: string,
+  args: string[],
+  env: Record<string, string>,
+  temporary: string,
+): Promise<void> {
   const seen = new Map<string, number>();
   const watcher = watch(dir, (_event, name) => {
     if (name === null || seen.has(name)) return;
     const stat = statSync(path.join(dir, name), { throwIfNoEntry: false });
     if (stat !== undefined) seen.set(name, stat.mode & 0o777);
   });
-  return { seen, close: () => watcher.close() };
+  const result = await runCli(args, env).finally(() => watcher.close());
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(
+    [...seen.keys()].some((name) => name.startsWith(temporary)),
+    `the temporary copy was seen: ${[...seen.keys()].join(', ')}`,
+  );
+  for (const [name, mode] of seen) assert.equal(mode.toString(8), '600', name);
 }
 
 /** The files of a directory that are neither the database nor named by the test: temporaries left behind. */
@@ -277,15 +289,7 @@ describe('petstore backup and restore (SQLite)', () => {
     const backups = path.join(dir, 'modes');
     mkdirSync(backups);
     const backupFile = path.join(backups, 'big.db');
-    const written = watchModes(backups);
-    const result = await runCli(['backup', backupFile], bigEnv);
-    written.close();
-    assert.equal(result.code, 0, result.stderr);
-    assert.ok(
-      [...written.seen.keys()].some((name) => name.startsWith('.big.db.backup-')),
-      `the temporary copy was seen: ${[...written.seen.keys()].join(', ')}`,
-    );
-    for (const [name, mode] of written.seen) assert.equal(mode.toString(8), '600', name);
+    await assertWrittenPrivately(backups, ['backup', backupFile], bigEnv, '.big.db.backup-');
     assert.equal(modeOf(backupFile), '600');
 
     // Copied by hand with the umask's mode, as people do: the restored database is still this user's only.
@@ -298,15 +302,7 @@ describe('petstore backup and restore (SQLite)', () => {
       DATABASE_URL: `sqlite:${path.join(target, 'petstore.db')}`,
       PETSTORE_DATA_DIR: target,
     };
-    const restoring = watchModes(target);
-    const restored = await runCli(['restore', copied], restoreEnv);
-    restoring.close();
-    assert.equal(restored.code, 0, restored.stderr);
-    assert.ok(
-      [...restoring.seen.keys()].some((name) => name.startsWith('.petstore.db.restore-')),
-      `the temporary copy was seen: ${[...restoring.seen.keys()].join(', ')}`,
-    );
-    for (const [name, mode] of restoring.seen) assert.equal(mode.toString(8), '600', name);
+    await assertWrittenPrivately(target, ['restore', copied], restoreEnv, '.petstore.db.restore-');
     assert.equal(modeOf(path.join(target, 'petstore.db')), '600');
   });
 
