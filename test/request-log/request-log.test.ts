@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, type TestContext, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import pg from 'pg';
 import { FakeClock } from '../../src/clock/index.js';
@@ -20,6 +20,22 @@ import { type JsonResponse, startTestServer, type TestServer } from '../support/
 const START = '2026-12-01T10:00:00.000Z';
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
+
+/**
+ * A SQLite server whose request log may hold 1 MB (REQUEST_LOG_MAX_MB), its log filled by `fill` with rows
+ * from `base`, an hour ago (inside REQUEST_LOG_DAYS whenever the test runs), then written and pruned. The
+ * server is closed after the test.
+ */
+async function prunedToOneMegabyte(t: TestContext, fill: (log: RequestLog, base: number) => void) {
+  const server = await startTestServer({ REQUEST_LOG_MAX_MB: '1' }, { backend: SQLITE_MEMORY });
+  t.after(() => server.close());
+  const log = server.deps.requestLog as RequestLog;
+  const base = Date.now() - HOUR_MS;
+  fill(log, base);
+  await log.flush();
+  await log.prune();
+  return { server, base };
+}
 
 /** A request the test sent, and what its row must say. */
 interface Sent {
@@ -562,51 +578,41 @@ describe('the request log, turned off and bounded', () => {
     }
   });
 
-  test('on SQLite, past REQUEST_LOG_MAX_MB the oldest rows go until a tenth is free; the file stays whole', async () => {
-    const server = await startTestServer({ REQUEST_LOG_MAX_MB: '1' }, { backend: SQLITE_MEMORY });
-    try {
-      const log = server.deps.requestLog as RequestLog;
-      const base = Date.now() - HOUR_MS; // inside REQUEST_LOG_DAYS whenever the test runs
+  test('on SQLite, past REQUEST_LOG_MAX_MB the oldest rows go until a tenth is free; the file stays whole', async (t) => {
+    const { server, base } = await prunedToOneMegabyte(t, (log, base) => {
       // About 3 MB of rows, each with a long user agent.
       for (let index = 0; index < 3_017; index += 1) {
         log.record(logRow(`row-${String(index).padStart(5, '0')}`, base + index, 'x'.repeat(256)));
       }
-      await log.flush();
-      await log.prune();
-      const file = requestLogFile(server.file);
-      const db = new Sqlite(file, { readonly: true });
-      try {
-        const pages = db.pragma('page_count', { simple: true }) as number;
-        const free = db.pragma('freelist_count', { simple: true }) as number;
-        const size = db.pragma('page_size', { simple: true }) as number;
-        assert.ok((pages - free) * size <= 1024 * 1024, `${(pages - free) * size} bytes in use`);
-        assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
-        const kept = db
-          .prepare(
-            "SELECT request_id AS id, at, user_agent AS agent FROM requests WHERE request_id LIKE 'row-%' ORDER BY at",
-          )
-          .all() as { id: string; at: number; agent: string }[];
-        assert.ok(kept.length > 500 && kept.length < 3_017, `${kept.length} kept`);
-        assert.equal(kept.at(-1)?.id, 'row-03016', 'the newest stay');
-        for (const row of kept) {
-          assert.equal(row.at, base + Number(row.id.slice(4)), `${row.id}: the time it was sent with`);
-          assert.equal(row.agent, 'x'.repeat(256));
-        }
-      } finally {
-        db.close();
+    });
+    const file = requestLogFile(server.file);
+    const db = new Sqlite(file, { readonly: true });
+    try {
+      const pages = db.pragma('page_count', { simple: true }) as number;
+      const free = db.pragma('freelist_count', { simple: true }) as number;
+      const size = db.pragma('page_size', { simple: true }) as number;
+      assert.ok((pages - free) * size <= 1024 * 1024, `${(pages - free) * size} bytes in use`);
+      assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+      const kept = db
+        .prepare(
+          "SELECT request_id AS id, at, user_agent AS agent FROM requests WHERE request_id LIKE 'row-%' ORDER BY at",
+        )
+        .all() as { id: string; at: number; agent: string }[];
+      assert.ok(kept.length > 500 && kept.length < 3_017, `${kept.length} kept`);
+      assert.equal(kept.at(-1)?.id, 'row-03016', 'the newest stay');
+      for (const row of kept) {
+        assert.equal(row.at, base + Number(row.id.slice(4)), `${row.id}: the time it was sent with`);
+        assert.equal(row.agent, 'x'.repeat(256));
       }
     } finally {
-      await server.close();
+      db.close();
     }
   });
 });
 
 describe('the request log, flooded by strangers', () => {
-  test('on SQLite, past REQUEST_LOG_MAX_MB strangers’ rows go first: a flood without a key evicts no key’s row, counted and said', async () => {
-    const server = await startTestServer({ REQUEST_LOG_MAX_MB: '1' }, { backend: SQLITE_MEMORY });
-    try {
-      const log = server.deps.requestLog as RequestLog;
-      const base = Date.now() - HOUR_MS; // inside REQUEST_LOG_DAYS whenever the test runs
+  test('on SQLite, past REQUEST_LOG_MAX_MB strangers’ rows go first: a flood without a key evicts no key’s row, counted and said', async (t) => {
+    const { server, base } = await prunedToOneMegabyte(t, (log, base) => {
       // A key's rows first (the oldest), then 8,000 strangers' rows refused with 401, from as many addresses
       // (so that no per-address bound helps).
       for (let index = 0; index < 300; index += 1) {
@@ -620,35 +626,31 @@ describe('the request log, flooded by strangers', () => {
           errorCode: 'invalid_api_key',
         });
       }
-      await log.flush();
-      await log.prune();
-      const db = new Sqlite(requestLogFile(server.file), { readonly: true });
-      try {
-        const count = db.prepare('SELECT count(*) FROM requests WHERE request_id LIKE ?').pluck();
-        assert.equal(count.get('key-%'), 300, 'every key row stays');
-        const strangers = count.get('stranger-%') as number;
-        assert.ok(strangers > 0 && strangers < 8_000, `${strangers} strangers' rows kept`);
-        const oldestStranger = db
-          .prepare("SELECT min(at) FROM requests WHERE request_id LIKE 'stranger-%'")
-          .pluck()
-          .get() as number;
-        assert.equal(oldestStranger, base + 1_000 + (8_000 - strangers), 'the newest strangers stay');
-      } finally {
-        db.close();
-      }
-      const metrics = (await server.call('/metrics')).text;
-      const evicted = Number(
-        /^petstore_request_log_rows_total\{outcome="evicted"\} (\d+)$/m.exec(metrics)?.[1],
-      );
-      assert.ok(evicted > 0, metrics);
-      const warning = server.logs.find((line) => line.includes('REQUEST_LOG_MAX_MB and deleted rows'));
-      assert.ok(warning, 'a warning says the size bound took rows younger than REQUEST_LOG_DAYS');
-      const said = JSON.parse(warning) as { evicted: number; identified: number; anonymous: number };
-      assert.equal(said.identified, 0);
-      assert.equal(said.anonymous, said.evicted);
+    });
+    const db = new Sqlite(requestLogFile(server.file), { readonly: true });
+    try {
+      const count = db.prepare('SELECT count(*) FROM requests WHERE request_id LIKE ?').pluck();
+      assert.equal(count.get('key-%'), 300, 'every key row stays');
+      const strangers = count.get('stranger-%') as number;
+      assert.ok(strangers > 0 && strangers < 8_000, `${strangers} strangers' rows kept`);
+      const oldestStranger = db
+        .prepare("SELECT min(at) FROM requests WHERE request_id LIKE 'stranger-%'")
+        .pluck()
+        .get() as number;
+      assert.equal(oldestStranger, base + 1_000 + (8_000 - strangers), 'the newest strangers stay');
     } finally {
-      await server.close();
+      db.close();
     }
+    const metrics = (await server.call('/metrics')).text;
+    const evicted = Number(
+      /^petstore_request_log_rows_total\{outcome="evicted"\} (\d+)$/m.exec(metrics)?.[1],
+    );
+    assert.ok(evicted > 0, metrics);
+    const warning = server.logs.find((line) => line.includes('REQUEST_LOG_MAX_MB and deleted rows'));
+    assert.ok(warning, 'a warning says the size bound took rows younger than REQUEST_LOG_DAYS');
+    const said = JSON.parse(warning) as { evicted: number; identified: number; anonymous: number };
+    assert.equal(said.identified, 0);
+    assert.equal(said.anonymous, said.evicted);
   });
 });
 
