@@ -1,16 +1,22 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { openSqliteDatabase } from '../../src/storage/sqlite/storage.js';
 import { WriteQueue } from '../../src/storage/sqlite/write-queue.js';
 import { tempDir } from '../support/server.js';
 
-test('writes of one turn share a transaction; a failing write is rolled back alone', async (t) => {
+/** A fresh store in a directory of its own and a write queue on it, for one test: both go after it. */
+function freshQueue(t: TestContext) {
   const { dir, remove } = tempDir();
   t.after(remove);
-  const { db } = openSqliteDatabase(path.join(dir, 'q.db'), { dataDir: dir });
+  const file = path.join(dir, 'q.db');
+  const { db } = openSqliteDatabase(file, { dataDir: dir });
   t.after(() => db.close());
-  const queue = new WriteQueue(db);
+  return { file, db, queue: new WriteQueue(db) };
+}
+
+test('writes of one turn share a transaction; a failing write is rolled back alone', async (t) => {
+  const { db, queue } = freshQueue(t);
   const insert = db.prepare('INSERT INTO categories (name) VALUES (?) RETURNING id');
   const commits = db.prepare('SELECT count(*) FROM categories').pluck();
 
@@ -33,12 +39,7 @@ test('writes of one turn share a transaction; a failing write is rolled back alo
 });
 
 test('a write is not answered before its transaction committed', async (t) => {
-  const { dir, remove } = tempDir();
-  t.after(remove);
-  const file = path.join(dir, 'q.db');
-  const { db } = openSqliteDatabase(file, { dataDir: dir });
-  t.after(() => db.close());
-  const queue = new WriteQueue(db);
+  const { file, db, queue } = freshQueue(t);
   const { db: reader } = openSqliteDatabase(file);
   t.after(() => reader.close());
   const count = reader.prepare('SELECT count(*) FROM categories').pluck();
@@ -50,11 +51,7 @@ test('a write is not answered before its transaction committed', async (t) => {
 });
 
 test('a batch of only writes a crash may lose commits without an fsync; any durable write in it keeps FULL', async (t) => {
-  const { dir, remove } = tempDir();
-  t.after(remove);
-  const { db } = openSqliteDatabase(path.join(dir, 'q.db'), { dataDir: dir });
-  t.after(() => db.close());
-  const queue = new WriteQueue(db);
+  const { db, queue } = freshQueue(t);
   const level = () => db.pragma('synchronous', { simple: true }) as number;
   const NORMAL = 1;
   const FULL = 2;
