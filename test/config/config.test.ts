@@ -43,6 +43,7 @@ describe('configuration', () => {
       requestLog: { days: 7, maxBytes: 1024 * 1024 * 1024 },
       corsOrigins: [],
       tracing: undefined,
+      // Written out, as the spec's plan table gives them: read back from src/config/defaults.ts, they could not fail.
       rateLimit: {
         plans: {
           free: { perMinute: 60, perDay: 1_000 },

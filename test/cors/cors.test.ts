@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { PREFLIGHT_MAX_AGE } from '../../src/cors/index.js';
+import { launchBrowser } from '../support/browser.js';
 import { request, startTestServer, type TestServer } from '../support/server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
 
 /** Written out: the headers a browser client reads, which docs/api.md lists. */
 const EXPOSED = [
@@ -167,8 +164,7 @@ describe('CORS', () => {
   describe('in a real browser', () => {
     let browser: Browser;
     before(async () => {
-      assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium, as .ci/run does`);
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+      browser = await launchBrowser();
     });
     after(() => browser?.close());
 
