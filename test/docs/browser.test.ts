@@ -6,6 +6,7 @@ import {
   ARTIFACTS,
   CHROMIUM,
   MISSING_BROWSER,
+  REDOC_RENDER_MS,
   shownText,
   startWatchedBrowser,
   textOf,
@@ -21,7 +22,7 @@ const BEARER_AUTH = '[id="section/Authentication/bearerAuth"]';
 async function openDocs(page: Page, url: string): Promise<void> {
   await page.goto(url);
   const root = page.locator('#redoc[data-rendered], #redoc[data-error]');
-  await root.waitFor({ timeout: 30_000 });
+  await root.waitFor({ timeout: REDOC_RENDER_MS });
   assert.equal(await root.getAttribute('data-error'), null, 'Redoc could not render the document');
 }
 

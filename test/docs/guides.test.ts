@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { GUIDES, GUIDES_PATH, guideHref, guideUrl } from '../../src/docs/index.js';
 import { headingAnchors, renderGuide } from '../../src/docs/render.js';
 import { assertAccessible } from '../console/harness.js';
-import { ARTIFACTS, startWatchedBrowser, type WatchedBrowser } from '../support/browser.js';
+import { ARTIFACTS, REDOC_RENDER_MS, startWatchedBrowser, type WatchedBrowser } from '../support/browser.js';
 import { documentation, linksOf, type MarkdownFile, REPOSITORY } from '../support/markdown.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -242,7 +242,7 @@ describe('the guides in a real browser', () => {
     }
     // From /docs, a reader reaches a guide by its link in the introduction.
     await reader.page.goto(`${reader.server.url}/docs`);
-    await reader.page.locator('#redoc[data-rendered]').waitFor({ timeout: 30_000 });
+    await reader.page.locator('#redoc[data-rendered]').waitFor({ timeout: REDOC_RENDER_MS });
     await reader.page.getByRole('link', { name: 'Scaling out', exact: true }).first().click();
     await reader.page.waitForURL(`${reader.server.url}${guideUrl('scaling-out')}`);
     assert.equal(await reader.page.locator('h1').textContent(), 'Scaling out');

@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { FakeClock } from '../../src/clock/index.js';
 import { assertAccessible, tabTo } from '../console/harness.js';
 import { eventually } from '../support/assertions.js';
-import { ARTIFACTS, launchBrowser, textOf, watch } from '../support/browser.js';
+import { ARTIFACTS, launchBrowser, REDOC_RENDER_MS, textOf, watch } from '../support/browser.js';
 import { inspectPage } from '../support/pages.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -30,7 +30,7 @@ const asked = (status: number, url: string) =>
 /** Opens the reference and waits until the try-it buttons are on Redoc's operations; answers the render time. */
 async function openDocs(page: Page, url: string): Promise<number> {
   await page.goto(`${url}/docs`);
-  await page.locator('#redoc[data-rendered]').waitFor({ timeout: 30_000 });
+  await page.locator('#redoc[data-rendered]').waitFor({ timeout: REDOC_RENDER_MS });
   const rendered = (await page.evaluate('performance.now()')) as number;
   await page.locator('.try-it-open').first().waitFor();
   return rendered;

@@ -20,6 +20,13 @@ const CHROMIUM_ARGS = [
 /** The repository's `test-artifacts/`, from `dist/test/support/`. */
 export const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
 
+/**
+ * How long a test waits for Redoc to render a reference page: a bound on a wait for its `data-rendered`
+ * mark, never a pause. /docs/admin's 22,900 elements took 16 s here on a quiet machine and over 30 s with
+ * two full suites and more beside it (2 vCPUs), so the bound leaves room for a slow CI machine.
+ */
+export const REDOC_RENDER_MS = 120_000;
+
 export const MISSING_BROWSER = `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`;
 
 /**
