@@ -356,7 +356,8 @@ describe('petstore keys', () => {
       seen += chunk;
       if (seen.includes('[y/N]')) asked.stdin.end('y\n');
     });
-    const [code] = await once(asked, 'exit');
+    // 'close': once its output is read to the end, which 'exit' may come before.
+    const [code] = await once(asked, 'close');
     assert.equal(code, 0, seen);
     assert.match(seen, /Revoke all 3\? \[y\/N\]/);
     assert.match(

@@ -208,7 +208,9 @@ export async function runCli(
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
   });
-  const [code] = await once(child, 'exit');
+  // 'close', not 'exit': the process may exit before its pipes are read to the end, and a loaded machine
+  // then lost the last of its output (an empty --help, with exit code 0).
+  const [code] = await once(child, 'close');
   return { code: code as number | null, stdout, stderr };
 }
 
